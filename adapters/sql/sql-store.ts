@@ -1,0 +1,392 @@
+/**
+ * The Store on Kysely: one copy of the queries for SQLite and Postgres.
+ * Reads, tokens and rate limits live here; admin writes and imports in sql-admin.ts.
+ */
+import { sql, type Kysely } from "kysely";
+import { StoreUnavailableError } from "../../lib/errors.ts";
+import { addDays } from "../../lib/dates.ts";
+import { base64urlDecode, base64urlEncode } from "../../lib/encoding.ts";
+import type {
+  AccessTokenGrant,
+  ClientCredentials,
+  EmployeePageQuery,
+  ImportedPublicHoliday,
+  LeavePageQuery,
+  RateDecision,
+  Store,
+} from "../../lib/store.ts";
+import type { ClosureDayRecord, ClosureAppliesTo, EmployeeRecord, LeaveBookingRecord } from "../../lib/records.ts";
+import type { SqlCapabilities } from "./capabilities.ts";
+import type { Tables } from "./tables.ts";
+import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapping.ts";
+
+export interface SqlStoreOptions {
+  db: Kysely<Tables>;
+  caps: SqlCapabilities;
+  /** Whether an error means the database cannot be reached (answered as 503, not 500). */
+  isUnavailable: (error: unknown) => boolean;
+  /** Fills the installation's cursor key when first needed. */
+  randomBytes: (length: number) => Uint8Array;
+  close: () => Promise<void>;
+}
+
+const EMPLOYEE_COLUMNS = [
+  "id",
+  "first_name",
+  "last_name",
+  "preferred_name",
+  "job_title",
+  "department",
+  "status",
+  "start_date",
+  "leaving_date",
+  "holiday_calendar",
+  "updated_at",
+] as const;
+
+export function closureFromRow(r: {
+  date: string;
+  name: string;
+  applies_to: string;
+  department: string | null;
+  location: string | null;
+  deducts_from_leave: boolean | number;
+}): ClosureDayRecord {
+  return {
+    date: r.date,
+    name: r.name,
+    applies_to: r.applies_to as ClosureAppliesTo,
+    department: r.department,
+    location: r.location,
+    deducts_from_leave: bool(r.deducts_from_leave),
+  };
+}
+
+/** Store queries that read inside or outside a transaction (`db` may be a transaction). */
+export function listClosureDaysQuery(db: Kysely<Tables>, organisationId: string, from: string, to: string) {
+  return db
+    .selectFrom("closure_days")
+    .select(["date", "name", "applies_to", "department", "location", "deducts_from_leave"])
+    .where("organisation_id", "=", organisationId)
+    .where("deleted_at", "is", null)
+    .where("date", ">=", from)
+    .where("date", "<=", to)
+    .orderBy("date")
+    .orderBy("name")
+    .execute()
+    .then((rows) => rows.map(closureFromRow));
+}
+
+export function listImportedPublicHolidaysQuery(
+  db: Kysely<Tables>,
+  organisationId: string,
+  calendars: readonly string[],
+  fromYear: number,
+  toYear: number,
+): Promise<ImportedPublicHoliday[]> {
+  if (calendars.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("public_holidays")
+    .select(["calendar", "date", "name"])
+    .where("organisation_id", "=", organisationId)
+    .where("calendar", "in", [...calendars])
+    .where("year", ">=", fromYear)
+    .where("year", "<=", toYear)
+    .orderBy("date")
+    .execute();
+}
+
+export class SqlStore implements Store {
+  protected readonly db: Kysely<Tables>;
+  protected readonly caps: SqlCapabilities;
+  private readonly options: SqlStoreOptions;
+  private key: Uint8Array | undefined;
+
+  constructor(options: SqlStoreOptions) {
+    this.options = options;
+    this.db = options.db;
+    this.caps = options.caps;
+  }
+
+  /** Runs a query, turning "cannot reach the database" into StoreUnavailableError. */
+  protected async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      if (this.options.isUnavailable(error)) throw new StoreUnavailableError(undefined, { cause: error });
+      throw error;
+    }
+  }
+
+  protected boolValue(b: boolean): boolean | number {
+    return this.caps.booleanType === "integer" ? (b ? 1 : 0) : b;
+  }
+
+  async installationKey(): Promise<Uint8Array> {
+    if (this.key) return this.key;
+    return this.guard(async () => {
+      const fresh = base64urlEncode(this.options.randomBytes(32));
+      // Insert-if-absent then read: two instances starting together agree on one key.
+      await this.db
+        .insertInto("installation")
+        .values({ name: "cursor_key", value: fresh })
+        .onConflict((oc) => oc.column("name").doNothing())
+        .execute();
+      const row = await this.db
+        .selectFrom("installation")
+        .select("value")
+        .where("name", "=", "cursor_key")
+        .executeTakeFirstOrThrow();
+      this.key = base64urlDecode(row.value) ?? undefined;
+      if (!this.key) throw new Error("The installation's cursor key is corrupt.");
+      return this.key;
+    });
+  }
+
+  findClient(clientId: string): Promise<ClientCredentials | null> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom("api_clients as c")
+        .innerJoin("organisations as o", "o.id", "c.organisation_id")
+        .select([
+          "c.client_id",
+          "c.organisation_id",
+          "c.name",
+          "c.secret_digest",
+          "c.scopes",
+          "c.created_at",
+          "c.revoked_at",
+          "o.api_enabled",
+        ])
+        .where("c.client_id", "=", clientId)
+        .executeTakeFirst();
+      if (!row) return null;
+      return {
+        client_id: row.client_id,
+        organisation_id: row.organisation_id,
+        name: row.name,
+        secret_digest: row.secret_digest,
+        scopes: scopeList(row.scopes),
+        created_at: instant(row.created_at),
+        revoked_at: row.revoked_at === null ? null : instant(row.revoked_at),
+        api_enabled: bool(row.api_enabled),
+      };
+    });
+  }
+
+  private tokensSaved = 0;
+
+  saveToken(digest: string, grant: AccessTokenGrant): Promise<void> {
+    return this.guard(async () => {
+      await this.db
+        .insertInto("access_tokens")
+        .values({
+          digest,
+          client_id: grant.client_id,
+          organisation_id: grant.organisation_id,
+          scopes: grant.scopes.join(" "),
+          expires_at: grant.expires_at,
+        })
+        .execute();
+      // Expired tokens are useless; sweep them now and then rather than on every issue.
+      if (++this.tokensSaved % 256 === 0) {
+        await this.db.deleteFrom("access_tokens").where("expires_at", "<", grant.expires_at - 2 * 3600_000).execute();
+      }
+    });
+  }
+
+  findToken(digest: string): Promise<AccessTokenGrant | null> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom("access_tokens as t")
+        .innerJoin("api_clients as c", "c.client_id", "t.client_id")
+        .innerJoin("organisations as o", "o.id", "t.organisation_id")
+        .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
+        .where("t.digest", "=", digest)
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null || !bool(row.api_enabled)) return null;
+      return {
+        organisation_id: row.organisation_id,
+        client_id: row.client_id,
+        scopes: scopeList(row.scopes),
+        expires_at: instant(row.expires_at),
+      };
+    });
+  }
+
+  takeRateSlot(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
+    return this.guard(() =>
+      this.db.transaction().execute(async (trx) => {
+        if (this.caps.advisoryLocks) {
+          // Serialises check-and-insert per key across every instance sharing the database.
+          await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+        }
+        await trx.deleteFrom("rate_events").where("key", "=", key).where("at", "<=", now - windowMs).execute();
+        // One statement: insert only while under the limit, so concurrent callers cannot overshoot.
+        const inserted = await sql`
+          insert into rate_events (key, at)
+          select ${key}, ${now}
+          where (select count(*) from rate_events where key = ${key} and at > ${now - windowMs}) < ${limit}
+        `.execute(trx);
+        if (Number(inserted.numAffectedRows ?? 0) > 0) return { allowed: true } as const;
+        return this.refusal(trx, key, now, limit, windowMs);
+      }),
+    );
+  }
+
+  checkRateLimit(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom("rate_events")
+        .select((e) => e.fn.countAll().as("n"))
+        .where("key", "=", key)
+        .where("at", ">", now - windowMs)
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) < limit) return { allowed: true };
+      return this.refusal(this.db, key, now, limit, windowMs);
+    });
+  }
+
+  /** How long until enough events leave the window for one more to fit. */
+  private async refusal(db: Kysely<Tables>, key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
+    const rows = await db
+      .selectFrom("rate_events")
+      .select("at")
+      .where("key", "=", key)
+      .where("at", ">", now - windowMs)
+      .orderBy("at", "desc")
+      .limit(limit)
+      .execute();
+    const oldestThatMustLeave = rows.length > 0 ? instant(rows[rows.length - 1]!.at) : now;
+    return { allowed: false, retryAfterMs: Math.max(1, oldestThatMustLeave + windowMs - now) };
+  }
+
+  listEmployees(q: EmployeePageQuery): Promise<EmployeeRecord[]> {
+    return this.guard(async () => {
+      let query = this.db
+        .selectFrom("employees")
+        .select(EMPLOYEE_COLUMNS)
+        .where("organisation_id", "=", q.organisationId)
+        .where("deleted_at", "is", null);
+      if (q.status !== undefined) query = query.where("status", "=", q.status);
+      if (q.updatedSince !== undefined) query = query.where("updated_at", ">=", q.updatedSince);
+      if (q.after) {
+        const after = q.after;
+        query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(after.updatedAt, after.id)));
+      }
+      const rows = await query.orderBy("updated_at").orderBy("id").limit(q.limit).execute();
+      return rows.map(toEmployee);
+    });
+  }
+
+  findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null> {
+    return this.guard(async () => {
+      const row = await this.db
+        .selectFrom("employees")
+        .select(EMPLOYEE_COLUMNS)
+        .where("organisation_id", "=", organisationId)
+        .where("id", "=", id)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+      return row ? toEmployee(row) : null;
+    });
+  }
+
+  listOverlappingLeave(q: LeavePageQuery): Promise<LeaveBookingRecord[]> {
+    return this.guard(async () => {
+      const span = await this.db
+        .selectFrom("leave_spans")
+        .select("max_span_days")
+        .where("organisation_id", "=", q.organisationId)
+        .executeTakeFirst();
+      // A booking that overlaps [from, to] starts no earlier than `from` minus the longest
+      // booking ever stored, so the index scan is bounded below as well as above.
+      const earliestStart = addDays(q.from, -(span?.max_span_days ?? 0));
+      let query = this.db
+        .selectFrom("leave_bookings as b")
+        .innerJoin("leave_types as t", (j) =>
+          j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"),
+        )
+        .innerJoin("employees as e", (j) =>
+          j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"),
+        )
+        .select([
+          "b.id",
+          "b.employee_id",
+          "b.leave_type_id",
+          "t.name as leave_type_name",
+          "t.category as leave_type_category",
+          "t.is_paid as leave_type_is_paid",
+          "b.start_date",
+          "b.end_date",
+          "b.start_half_day",
+          "b.start_half_period",
+          "b.end_half_day",
+          "b.end_half_period",
+          "b.days",
+          "b.status",
+          "b.requested_at",
+          "b.reviewed_at",
+          "b.cancelled_at",
+          "b.updated_at",
+        ])
+        .where("b.organisation_id", "=", q.organisationId)
+        .where("b.start_date", ">=", earliestStart)
+        .where("b.start_date", "<=", q.to)
+        .where("b.end_date", ">=", q.from)
+        .where("b.deleted_at", "is", null)
+        .where("e.deleted_at", "is", null)
+        .where("t.category", "=", "annual");
+      if (q.status !== undefined) query = query.where("b.status", "=", q.status);
+      if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", q.employeeId);
+      if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", q.updatedSince);
+      if (q.after) {
+        const after = q.after;
+        query = query.where((eb) => eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(after.startDate, after.id)));
+      }
+      const rows = await query.orderBy("b.start_date").orderBy("b.id").limit(q.limit).execute();
+      return rows.map(toLeaveBooking);
+    });
+  }
+
+  listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]> {
+    return this.guard(() => listClosureDaysQuery(this.db, organisationId, from, to));
+  }
+
+  observedCalendars(organisationId: string, from: string, to: string): Promise<string[]> {
+    return this.guard(async () => {
+      const rows = await this.db
+        .selectFrom("employees")
+        .select("holiday_calendar")
+        .distinct()
+        .where("organisation_id", "=", organisationId)
+        .where("deleted_at", "is", null)
+        .where("holiday_calendar", "is not", null)
+        .where((eb) => eb.or([eb("start_date", "is", null), eb("start_date", "<=", to)]))
+        .where((eb) => eb.or([eb("leaving_date", "is", null), eb("leaving_date", ">=", from)]))
+        .orderBy("holiday_calendar")
+        .execute();
+      return rows.map((r) => r.holiday_calendar!);
+    });
+  }
+
+  listImportedPublicHolidays(
+    organisationId: string,
+    calendars: readonly string[],
+    fromYear: number,
+    toYear: number,
+  ): Promise<ImportedPublicHoliday[]> {
+    return this.guard(() => listImportedPublicHolidaysQuery(this.db, organisationId, calendars, fromYear, toYear));
+  }
+
+  ping(): Promise<void> {
+    return this.guard(async () => {
+      await sql`select 1`.execute(this.db);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.options.close();
+  }
+}

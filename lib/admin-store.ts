@@ -1,0 +1,83 @@
+/**
+ * What the admin commands and the importer need from persistence, beside `Store`.
+ * Kept apart so that a host application embedding only the read API implements `Store`
+ * alone.
+ */
+import type { ApiClient, ImportedPublicHoliday, Organisation } from "./store.ts";
+import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveTypeRecord } from "./records.ts";
+
+/** An employee as imported: the API record without `updated_at`, plus the source system's id. */
+export type EmployeeInput = Omit<EmployeeRecord, "updated_at"> & { external_id: string | null };
+
+/** A booking as imported: its leave type by id (written separately), `days` resolved. */
+export type LeaveBookingInput = Omit<LeaveBookingRecord, "updated_at" | "leave_type"> & {
+  external_id: string | null;
+  leave_type_id: string;
+};
+
+export type ClosureDayInput = ClosureDayRecord & { id: string };
+
+export interface WriteCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/** The facts about an employee that decide how many days a booking takes. */
+export interface EmployeeCalendarFacts {
+  department: string | null;
+  holiday_calendar: string | null;
+}
+
+/**
+ * Writes of one import, all inside one transaction. Upserts write only what changed, so
+ * an identical re-import moves no `updated_at` (DECISIONS §6); each returns counts.
+ */
+export interface ImportWriter {
+  upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts>;
+  /** Soft-deletes these employees; unknown or already deleted ids are left alone. */
+  deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
+  /** Non-deleted employees among `ids`, as seen inside this transaction. */
+  employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>>;
+  /** Upserts leave types; a change bumps `updated_at` of every booking of that type. */
+  upsertLeaveTypes(organisationId: string, types: LeaveTypeRecord[], now: number): Promise<WriteCounts>;
+  upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], now: number): Promise<WriteCounts>;
+  deleteLeaveBookings(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
+  upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts>;
+  deleteClosureDays(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
+  /** Replaces the organisation's imported public holidays for one calendar and year (empty = back to shipped). */
+  replacePublicHolidays(
+    organisationId: string,
+    calendar: string,
+    year: number,
+    rows: { date: string; name: string }[],
+  ): Promise<void>;
+  listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;
+  listImportedPublicHolidays(
+    organisationId: string,
+    calendars: readonly string[],
+    fromYear: number,
+    toYear: number,
+  ): Promise<ImportedPublicHoliday[]>;
+}
+
+export interface NewClient extends ApiClient {
+  secret_digest: string;
+}
+
+export interface AdminStore {
+  /** Creates or upgrades the schema; safe to call on every start and from several processes. */
+  migrate(): Promise<void>;
+  createOrganisation(org: Organisation): Promise<void>;
+  listOrganisations(): Promise<Organisation[]>;
+  findOrganisation(id: string): Promise<Organisation | null>;
+  /** Switches API access; `false` when the organisation does not exist. */
+  setApiEnabled(id: string, enabled: boolean): Promise<boolean>;
+  createClient(client: NewClient): Promise<void>;
+  listClients(organisationId: string): Promise<ApiClient[]>;
+  /** Revokes a client and with it every token it holds; `null` when unknown. Idempotent. */
+  revokeClient(clientId: string, now: number): Promise<ApiClient | null>;
+  /** Runs `work` in one transaction: commits when it resolves, rolls everything back when it throws. */
+  runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,54 @@
+/**
+ * Client credentials and access tokens: minting, digests and comparison.
+ *
+ * Secrets and tokens carry 256 bits from the platform CSPRNG, so a fast SHA-256 digest is
+ * as strong as a slow password hash would be and lets a token be found by its digest.
+ * Only digests are stored; a secret is shown once, when minted.
+ */
+import { base64urlEncode, hexEncode, utf8 } from "./encoding.ts";
+import { sha256Hex } from "./digest.ts";
+
+export const CLIENT_ID_PATTERN = /^svcc_[0-9a-f]{24}$/;
+export const CLIENT_SECRET_PATTERN = /^svcs_[A-Za-z0-9_-]{43}$/;
+export const ACCESS_TOKEN_PATTERN = /^svct_[A-Za-z0-9_-]{43}$/;
+
+/** Seconds an access token lives (api-spec §5.4, §8). */
+export const TOKEN_LIFETIME_SECONDS = 3600;
+
+export type RandomBytes = (length: number) => Uint8Array;
+
+/** The platform CSPRNG (Web Crypto), available on Bun, Deno and Node alike. */
+export const cryptoRandomBytes: RandomBytes = (length) => crypto.getRandomValues(new Uint8Array(length));
+
+export function mintClientId(random: RandomBytes = cryptoRandomBytes): string {
+  return `svcc_${hexEncode(random(12))}`;
+}
+
+export function mintClientSecret(random: RandomBytes = cryptoRandomBytes): string {
+  return `svcs_${base64urlEncode(random(32))}`;
+}
+
+export function mintAccessToken(random: RandomBytes = cryptoRandomBytes): string {
+  return `svct_${base64urlEncode(random(32))}`;
+}
+
+/** Hex SHA-256 of a secret or token: what the store keeps and looks tokens up by. */
+export function digestSecret(secret: string): string {
+  return sha256Hex(secret);
+}
+
+/**
+ * Compares two strings in time that depends only on their lengths. Used on digests,
+ * which always have the same length, so nothing about the stored value leaks.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = utf8(a);
+  const y = utf8(b);
+  let diff = x.length ^ y.length;
+  const n = Math.max(x.length, y.length);
+  for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+/** A digest that matches no secret: compared against when a client id is unknown, so timing does not tell. */
+export const DUMMY_SECRET_DIGEST = digestSecret("svcs_no-such-client-dummy-value-for-constant-time");

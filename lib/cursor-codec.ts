@@ -1,0 +1,64 @@
+/**
+ * Opaque, signed paging cursors (DECISIONS §5).
+ *
+ * A cursor is base64url of `mac(16) ‖ json`, where json is `[binding, ...position]`. The
+ * binding is a digest of organisation, endpoint and filters, so a cursor cannot be
+ * replayed against other filters or another tenant; the HMAC-SHA256 under the
+ * installation's key (kept in the store, shared by every instance) makes any edit
+ * detectable. `limit` is not bound: it may change from page to page.
+ */
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base64urlDecode, base64urlEncode, utf8, utf8DecodeStrict } from "./encoding.ts";
+import { constantTimeEqual } from "./credentials.ts";
+
+const MAC_BYTES = 16;
+
+export type CursorPosition = readonly (string | number)[];
+
+/** What a cursor is bound to: the same values must be presented to use it. */
+export interface CursorBinding {
+  organisationId: string;
+  endpoint: string;
+  filters: Record<string, string | number | null | undefined>;
+}
+
+function bindingDigest(binding: CursorBinding): string {
+  const filters = Object.keys(binding.filters)
+    .sort()
+    .map((k) => [k, binding.filters[k] ?? null]);
+  const text = JSON.stringify([binding.organisationId, binding.endpoint, filters]);
+  return base64urlEncode(sha256(utf8(text)).subarray(0, 12));
+}
+
+export function encodeCursor(key: Uint8Array, binding: CursorBinding, position: CursorPosition): string {
+  const payload = utf8(JSON.stringify([bindingDigest(binding), ...position]));
+  const mac = hmac(sha256, key, payload).subarray(0, MAC_BYTES);
+  const bytes = new Uint8Array(MAC_BYTES + payload.length);
+  bytes.set(mac, 0);
+  bytes.set(payload, MAC_BYTES);
+  return base64urlEncode(bytes);
+}
+
+/**
+ * The position a cursor carries, or `null` when it was not made by this installation for
+ * exactly this binding (tampered, truncated, other filters, endpoint or organisation).
+ */
+export function decodeCursor(key: Uint8Array, binding: CursorBinding, cursor: string): unknown[] | null {
+  if (cursor.length > 1024) return null;
+  const bytes = base64urlDecode(cursor);
+  if (!bytes || bytes.length <= MAC_BYTES) return null;
+  const payload = bytes.subarray(MAC_BYTES);
+  const expected = base64urlEncode(hmac(sha256, key, payload).subarray(0, MAC_BYTES));
+  if (!constantTimeEqual(expected, base64urlEncode(bytes.subarray(0, MAC_BYTES)))) return null;
+  const text = utf8DecodeStrict(payload);
+  if (text === null) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed[0] !== bindingDigest(binding)) return null;
+  return parsed.slice(1);
+}

@@ -1,0 +1,99 @@
+/**
+ * The error model: every request error is one `ApiError`, and every code the API can
+ * answer with is defined here, so the status, body and headers of an error are decided
+ * in one place (DECISIONS §3).
+ */
+
+export const ERROR_CODES = {
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  unauthorized_client: 400,
+  invalid_scope: 400,
+  invalid_client: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  too_many_requests: 429,
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  error: string;
+  error_description: string;
+  param?: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    description: string,
+    options: { param?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(description);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+  }
+
+  get body(): ErrorBody {
+    const body: ErrorBody = { error: this.code, error_description: this.message };
+    if (this.param !== undefined) body.param = this.param;
+    return body;
+  }
+}
+
+/** A 400 `invalid_request` that names the parameter at fault. */
+export function invalidParam(param: string, description: string): ApiError {
+  return new ApiError(400, "invalid_request", description, { param });
+}
+
+export function invalidRequest(description: string): ApiError {
+  return new ApiError(400, "invalid_request", description);
+}
+
+export function notFound(description = "No resource exists at this path."): ApiError {
+  return new ApiError(404, "not_found", description);
+}
+
+export function methodNotAllowed(allowed: readonly string[]): ApiError {
+  return new ApiError(405, "method_not_allowed", `This path answers only ${allowed.join(", ")}.`, {
+    headers: { Allow: allowed.join(", ") },
+  });
+}
+
+export function tooManyRequests(retryAfterSeconds: number, description: string): ApiError {
+  return new ApiError(429, "too_many_requests", description, {
+    headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
+}
+
+/** Thrown by a store when the database cannot be reached; answered as 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message = "The data store is unreachable.", options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+export function storeUnavailable(): ApiError {
+  return new ApiError(503, "temporarily_unavailable", "The service cannot reach its data store; retry shortly.", {
+    headers: { "Retry-After": "5" },
+  });
+}
+
+export function serverError(): ApiError {
+  return new ApiError(500, "server_error", "The server failed to answer this request; it has been logged.");
+}

@@ -1,0 +1,86 @@
+/**
+ * Holiday rules (DECISIONS §8): which calendars an organisation observes, which public
+ * holidays apply (an imported set replaces the shipped one for its calendar and year,
+ * for that organisation only), and how public and company entries are merged and ordered.
+ */
+import { closureHolidayEntry, publicHolidayEntry, type ClosureDayRecord, type HolidayEntry } from "./records.ts";
+import { shippedPublicHolidays, type PublicHoliday } from "./public-holidays.ts";
+import type { ImportedPublicHoliday, Store } from "./store.ts";
+import { yearOf } from "./dates.ts";
+
+/**
+ * Public holidays of one calendar for the years fromYear..toYear: for each year, the
+ * organisation's imported set when it has one, else the shipped set.
+ */
+export function effectivePublicHolidays(
+  calendar: string,
+  fromYear: number,
+  toYear: number,
+  imported: readonly ImportedPublicHoliday[],
+): PublicHoliday[] {
+  const importedByYear = new Map<number, PublicHoliday[]>();
+  for (const h of imported) {
+    if (h.calendar !== calendar) continue;
+    const year = yearOf(h.date);
+    const list = importedByYear.get(year) ?? [];
+    list.push({ date: h.date, name: h.name });
+    importedByYear.set(year, list);
+  }
+  const out: PublicHoliday[] = [];
+  for (let year = fromYear; year <= toYear; year++) {
+    out.push(...(importedByYear.get(year) ?? shippedPublicHolidays(calendar, year)));
+  }
+  return out;
+}
+
+const TYPE_RANK = { public: 0, company: 1 } as const;
+
+/** Date, then public before company, then calendar, then name (DECISIONS §5). */
+export function compareHolidays(a: HolidayEntry, b: HolidayEntry): number {
+  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if (a.type !== b.type) return TYPE_RANK[a.type] - TYPE_RANK[b.type];
+  const ca = a.calendar ?? "";
+  const cb = b.calendar ?? "";
+  if (ca !== cb) return ca < cb ? -1 : 1;
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  const da = `${a.applies_to}/${a.department ?? ""}/${a.location ?? ""}`;
+  const db = `${b.applies_to}/${b.department ?? ""}/${b.location ?? ""}`;
+  return da < db ? -1 : da > db ? 1 : 0;
+}
+
+export interface HolidayQuery {
+  from: string;
+  to: string;
+  calendar?: string;
+  type?: "public" | "company";
+}
+
+type HolidayReads = Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays">;
+
+/** The holiday entries an organisation's client sees for a query, in order. */
+export async function listHolidays(store: HolidayReads, organisationId: string, q: HolidayQuery): Promise<HolidayEntry[]> {
+  const entries: HolidayEntry[] = [];
+  const wantPublic = q.type !== "company";
+  // `calendar` asks for public holidays only, whether or not anyone observes it.
+  const wantCompany = q.type !== "public" && q.calendar === undefined;
+  if (wantPublic) {
+    const calendars = q.calendar !== undefined ? [q.calendar] : await store.observedCalendars(organisationId, q.from, q.to);
+    const [fromYear, toYear] = [yearOf(q.from), yearOf(q.to)];
+    const imported = await store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear);
+    for (const calendar of calendars) {
+      for (const h of effectivePublicHolidays(calendar, fromYear, toYear, imported)) {
+        if (h.date >= q.from && h.date <= q.to) entries.push(publicHolidayEntry(calendar, h.date, h.name));
+      }
+    }
+  }
+  if (wantCompany) {
+    for (const c of await store.listClosureDays(organisationId, q.from, q.to)) entries.push(closureHolidayEntry(c));
+  }
+  return entries.sort(compareHolidays);
+}
+
+/** Whether a closure day applies to an employee of this department (v1 employees carry no location). */
+export function closureAppliesTo(closure: ClosureDayRecord, department: string | null): boolean {
+  if (closure.applies_to === "all") return true;
+  return closure.applies_to === "department" && department !== null && closure.department === department;
+}

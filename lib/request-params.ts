@@ -1,0 +1,158 @@
+/**
+ * Query parameters of the data endpoints (DECISIONS §4), validated with valibot. Unknown
+ * and repeated parameters are refused, so a typo such as `update_since` cannot silently
+ * widen an answer; every failure is a 400 that names the parameter.
+ */
+import * as v from "valibot";
+import { invalidParam } from "./errors.ts";
+import { isDate, parseDate, parseInstantCeil } from "./dates.ts";
+import { isUuid } from "./ids.ts";
+import { LEAVE_STATUSES, type LeaveStatus } from "./records.ts";
+import { CALENDAR_KEY_PATTERN } from "./public-holidays.ts";
+
+export const MAX_RANGE_DAYS = 400;
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 500;
+
+/** The query as a plain record; refuses names outside `allowed` and names given twice. */
+export function readQuery(url: URL, allowed: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    if (!allowed.includes(name)) {
+      throw invalidParam(name, `Unknown query parameter '${name}'; this endpoint accepts ${allowed.join(", ")}.`);
+    }
+    if (Object.hasOwn(out, name)) throw invalidParam(name, `Query parameter '${name}' is given more than once.`);
+    out[name] = value;
+  }
+  return out;
+}
+
+const dateParam = (name: string) =>
+  v.pipe(
+    v.string(`'${name}' is required: a date as YYYY-MM-DD.`),
+    v.check(isDate, `'${name}' must be a real calendar date as YYYY-MM-DD.`),
+  );
+
+/** A space where the offset's `+` stood: an unencoded `+` in a query string arrives as a space. */
+const restorePlus = (text: string) => text.replace(/ (\d{2}:\d{2})$/, "+$1");
+
+const updatedSinceParam = v.pipe(
+  v.string(),
+  v.transform(restorePlus),
+  v.check(
+    (s) => parseInstantCeil(s) !== null,
+    "'updated_since' must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T09:30:00Z.",
+  ),
+  v.transform((s) => parseInstantCeil(s)!),
+);
+
+const limitParam = v.pipe(
+  v.string(),
+  v.check((s) => /^\d{1,6}$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_LIMIT, `'limit' must be a whole number from 1 to ${MAX_LIMIT}.`),
+  v.transform(Number),
+);
+
+const cursorParam = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,1024}$/, "'cursor' must be the next_cursor of a previous page, unchanged."));
+
+const uuidParam = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.check(isUuid, `'${name}' must be a UUID.`),
+    v.transform((s) => s.toLowerCase()),
+  );
+
+const employeeStatusParam = v.pipe(v.string(), v.regex(/^[a-z_]{1,30}$/, "'status' must match ^[a-z_]{1,30}$."));
+
+const leaveStatusParam = v.picklist(LEAVE_STATUSES, `'status' must be one of ${LEAVE_STATUSES.join(", ")}.`);
+
+const employeesSchema = v.object({
+  status: v.optional(employeeStatusParam),
+  updated_since: v.optional(updatedSinceParam),
+  limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
+  cursor: v.optional(cursorParam),
+});
+
+const leaveSchema = v.object({
+  from: dateParam("from"),
+  to: dateParam("to"),
+  status: v.optional(leaveStatusParam),
+  employee_id: v.optional(uuidParam("employee_id")),
+  updated_since: v.optional(updatedSinceParam),
+  limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
+  cursor: v.optional(cursorParam),
+});
+
+const holidaysSchema = v.object({
+  from: dateParam("from"),
+  to: dateParam("to"),
+  calendar: v.optional(
+    v.pipe(v.string(), v.regex(CALENDAR_KEY_PATTERN, "'calendar' must be a calendar key such as GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$).")),
+  ),
+  type: v.optional(v.picklist(["public", "company"] as const, "'type' must be public or company.")),
+});
+
+function parseWith<S extends v.GenericSchema>(schema: S, query: Record<string, string>): v.InferOutput<S> {
+  const result = v.safeParse(schema, query);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const param = String(issue.path?.[0]?.key ?? "query");
+  throw invalidParam(param, issue.message);
+}
+
+function checkRange(from: string, to: string): void {
+  const span = parseDate(to)! - parseDate(from)!;
+  if (span < 0) throw invalidParam("to", "'to' must not be before 'from'.");
+  if (span > MAX_RANGE_DAYS) throw invalidParam("to", `'to' must be at most ${MAX_RANGE_DAYS} days after 'from'.`);
+}
+
+export interface EmployeesParams {
+  status?: string;
+  updated_since?: number;
+  limit: number;
+  cursor?: string;
+}
+
+export function parseEmployeesQuery(url: URL): EmployeesParams {
+  return parseWith(employeesSchema, readQuery(url, Object.keys(employeesSchema.entries)));
+}
+
+export interface LeaveParams {
+  from: string;
+  to: string;
+  status?: LeaveStatus;
+  employee_id?: string;
+  updated_since?: number;
+  limit: number;
+  cursor?: string;
+}
+
+export function parseLeaveQuery(url: URL): LeaveParams {
+  const params = parseWith(leaveSchema, readQuery(url, Object.keys(leaveSchema.entries)));
+  checkRange(params.from, params.to);
+  return params;
+}
+
+export interface HolidaysParams {
+  from: string;
+  to: string;
+  calendar?: string;
+  type?: "public" | "company";
+}
+
+export function parseHolidaysQuery(url: URL): HolidaysParams {
+  const params = parseWith(holidaysSchema, readQuery(url, Object.keys(holidaysSchema.entries)));
+  checkRange(params.from, params.to);
+  return params;
+}
+
+/** A path `{id}`: any case accepted, answered in lower case. */
+export function parseEmployeeId(raw: string): string {
+  let id: string;
+  try {
+    id = decodeURIComponent(raw);
+  } catch {
+    id = raw;
+  }
+  if (!isUuid(id)) throw invalidParam("id", "The employee id in the path must be a UUID.");
+  return id.toLowerCase();
+}

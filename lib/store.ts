@@ -1,0 +1,144 @@
+/**
+ * The Store: everything the API needs from persistence, named for the domain rather than
+ * as generic CRUD. One SQL implementation serves SQLite and Postgres (adapters/); a host
+ * application may implement it over its own tables and prove it with `runStoreContract`.
+ *
+ * Conventions for every method: instants are epoch milliseconds; dates are `YYYY-MM-DD`
+ * strings; ids are lower-case UUIDs; deleted records never come back from a read;
+ * a store that cannot reach its database throws `StoreUnavailableError`.
+ */
+import type {
+  ClosureDayRecord,
+  EmployeeRecord,
+  LeaveBookingRecord,
+  LeaveStatus,
+} from "./records.ts";
+import type { Scope } from "./scopes.ts";
+
+export interface Organisation {
+  id: string;
+  name: string;
+  api_enabled: boolean;
+  created_at: number;
+}
+
+export interface ApiClient {
+  client_id: string;
+  organisation_id: string;
+  name: string | null;
+  scopes: Scope[];
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** A client as the token endpoint needs it: with its secret digest and its organisation's switch. */
+export interface ClientCredentials extends ApiClient {
+  secret_digest: string;
+  api_enabled: boolean;
+}
+
+export interface AccessTokenGrant {
+  organisation_id: string;
+  client_id: string;
+  scopes: Scope[];
+  expires_at: number;
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+export interface EmployeePageQuery {
+  organisationId: string;
+  status?: string;
+  updatedSince?: number;
+  /** Keyset position: return records strictly after (updated_at, id). */
+  after?: { updatedAt: number; id: string };
+  limit: number;
+}
+
+export interface LeavePageQuery {
+  organisationId: string;
+  from: string;
+  to: string;
+  status?: LeaveStatus;
+  employeeId?: string;
+  updatedSince?: number;
+  /** Keyset position: return records strictly after (start_date, id). */
+  after?: { startDate: string; id: string };
+  limit: number;
+}
+
+export interface ImportedPublicHoliday {
+  calendar: string;
+  date: string;
+  name: string;
+}
+
+/** What the data endpoints and the token endpoint read and write. */
+export interface Store {
+  /** The installation's secret key for signing cursors: created once, the same on every instance. */
+  installationKey(): Promise<Uint8Array>;
+
+  /** A client by id, revoked or not, with its organisation's API switch; `null` when unknown. */
+  findClient(clientId: string): Promise<ClientCredentials | null>;
+
+  /** Stores a newly issued token by its digest. */
+  saveToken(digest: string, grant: AccessTokenGrant): Promise<void>;
+
+  /**
+   * The grant behind a token digest, or `null` when the token is unknown, its client is
+   * revoked or its organisation's API access is off. Expiry is the caller's to check.
+   */
+  findToken(digest: string): Promise<AccessTokenGrant | null>;
+
+  /**
+   * Atomically records one event under `key` if fewer than `limit` were recorded in the
+   * window (now − windowMs, now]; otherwise records nothing and says how long until the
+   * oldest counted event leaves the window. Concurrent callers never exceed the limit.
+   */
+  takeRateSlot(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision>;
+
+  /** Like `takeRateSlot` but only looks: would one more event under `key` be within the limit? */
+  checkRateLimit(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision>;
+
+  /**
+   * Up to `limit` non-deleted employees of the organisation in ascending (updated_at, id)
+   * order, after the keyset position when given, filtered by exact status and by
+   * updated_at ≥ updatedSince.
+   */
+  listEmployees(query: EmployeePageQuery): Promise<EmployeeRecord[]>;
+
+  /** One non-deleted employee of the organisation, or `null`. */
+  findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null>;
+
+  /**
+   * Up to `limit` annual-leave bookings that overlap [from, to] (start ≤ to, end ≥ from),
+   * in ascending (start_date, id) order after the keyset position: not deleted, of a
+   * non-deleted employee, whose leave type has category `annual`.
+   */
+  listOverlappingLeave(query: LeavePageQuery): Promise<LeaveBookingRecord[]>;
+
+  /** The organisation's non-deleted company closure days within [from, to], any order. */
+  listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;
+
+  /**
+   * Distinct non-null `holiday_calendar` of non-deleted employees whose employment
+   * overlaps [from, to] (start null or ≤ to, leaving null or ≥ from), sorted.
+   */
+  observedCalendars(organisationId: string, from: string, to: string): Promise<string[]>;
+
+  /**
+   * Public holidays the organisation imported for these calendars in years
+   * fromYear..toYear; a (calendar, year) with any row replaces the shipped set.
+   */
+  listImportedPublicHolidays(
+    organisationId: string,
+    calendars: readonly string[],
+    fromYear: number,
+    toYear: number,
+  ): Promise<ImportedPublicHoliday[]>;
+
+  /** Resolves when the database answers; throws `StoreUnavailableError` when it does not. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,177 @@
+/**
+ * The one handler: `(Request) => Promise<Response>`, like Hono's `app.fetch`. The server,
+ * the Node bridge, Deno and the tests all call this same function.
+ *
+ * Order of checks (DECISIONS §3): credentials in the URL (400) → unknown path (404) or
+ * wrong method (405) → authentication (401) → scope (403) → parameters (400) → lookup (404).
+ */
+import { IttyRouter, type IRequest } from "itty-router";
+import {
+  ApiError,
+  StoreUnavailableError,
+  invalidRequest,
+  methodNotAllowed,
+  notFound,
+  serverError,
+  storeUnavailable,
+} from "../lib/errors.ts";
+import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
+import { loggablePath, urlCarriesCredentials } from "../lib/url-credentials.ts";
+import type { Scope } from "../lib/scopes.ts";
+import type { Store } from "../lib/store.ts";
+import { authenticate } from "./bearer.ts";
+import {
+  getEmployeeEndpoint,
+  listEmployeesEndpoint,
+  listHolidaysEndpoint,
+  listLeaveEndpoint,
+  type DataContext,
+} from "./data-endpoints.ts";
+import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
+import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
+import { DEFAULT_TOKEN_LIMITS, handleTokenRequest, type TokenLimits } from "./token-endpoint.ts";
+
+export interface RequestLogEntry {
+  time: string;
+  level: "info" | "warn" | "error";
+  request_id: string;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+  organisation_id?: string;
+  client_id?: string;
+  error?: string;
+}
+
+export interface HandlerOptions {
+  store: Store;
+  /** The public base URL (no trailing slash) for metadata; by default the request's own origin. */
+  issuer?: string;
+  /** Milliseconds since the epoch; pass a fake clock in tests. */
+  now?: () => number;
+  randomBytes?: RandomBytes;
+  /** Receives one entry per request; never given secrets, tokens or query strings. */
+  log?: (entry: RequestLogEntry) => void;
+  tokenLimits?: Partial<TokenLimits>;
+}
+
+/** What a host passes beside the request. */
+export interface RequestInfo {
+  /** The client's address, for the per-address limit on failed authentications. */
+  remoteAddress?: string;
+}
+
+export type Handler = (req: Request, info?: RequestInfo) => Promise<Response>;
+
+interface RequestState {
+  url: URL;
+  now: number;
+  remoteAddress: string;
+  route: string;
+  organisationId?: string;
+  clientId?: string;
+}
+
+type Routed = IRequest;
+type Endpoint = (ctx: DataContext, req: Routed) => Promise<Response>;
+
+const DATA_METHODS = ["GET", "HEAD"] as const;
+
+export function createHandler(options: HandlerOptions): Handler {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? cryptoRandomBytes;
+  const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
+  const issuerFor = (url: URL) => options.issuer ?? url.origin;
+
+  const only = (methods: readonly string[], req: Routed) => {
+    if (!methods.includes(req.method)) throw methodNotAllowed(methods);
+  };
+
+  const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
+    state.route = route;
+    only(DATA_METHODS, req);
+    const grant = await authenticate(req, store, scope, state.now);
+    state.organisationId = grant.organisation_id;
+    state.clientId = grant.client_id;
+    return endpoint({ store, grant, url: state.url }, req);
+  };
+
+  const router = IttyRouter<Routed, [RequestState]>();
+  router
+    .all("/v1/oauth/token", (req, state) => {
+      state.route = "/v1/oauth/token";
+      only(["POST"], req);
+      return handleTokenRequest(req, {
+        store,
+        now: state.now,
+        remoteAddress: state.remoteAddress,
+        randomBytes,
+        limits,
+        identify: (organisationId, clientId) => Object.assign(state, { organisationId, clientId }),
+      });
+    })
+    .all("/v1/employees", data("/v1/employees", "employees:read", listEmployeesEndpoint))
+    .all("/v1/employees/:id", data("/v1/employees/{id}", "employees:read", (ctx, req) => getEmployeeEndpoint(ctx, req.params.id ?? "")))
+    .all("/v1/leave-requests", data("/v1/leave-requests", "leave:read", listLeaveEndpoint))
+    .all("/v1/holidays", data("/v1/holidays", "holidays:read", listHolidaysEndpoint))
+    .all("/healthz", async (req, state) => {
+      state.route = "/healthz";
+      only(DATA_METHODS, req);
+      await store.ping();
+      return json(200, { status: "ok" });
+    })
+    .all("/v1/openapi.json", (req, state) => {
+      state.route = "/v1/openapi.json";
+      only(DATA_METHODS, req);
+      return json(200, openApiFor(issuerFor(state.url)));
+    })
+    .all("/.well-known/oauth-authorization-server", (req, state) => {
+      state.route = "/.well-known/oauth-authorization-server";
+      only(DATA_METHODS, req);
+      return json(200, authorizationServerMetadata(issuerFor(state.url)));
+    })
+    .all("*", () => {
+      throw notFound();
+    });
+
+  return async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    const url = new URL(req.url);
+    const state: RequestState = { url, now: now(), remoteAddress: info.remoteAddress ?? "unknown", route: "unmatched" };
+    let response: Response;
+    let failure: unknown;
+    try {
+      if (urlCarriesCredentials(url)) {
+        throw invalidRequest("Credentials and tokens must never be sent in the URL; use the Authorization header or the form body.");
+      }
+      response = (await router.fetch(req, state)) as Response;
+    } catch (error) {
+      if (error instanceof ApiError) {
+        response = errorResponse(error);
+      } else if (error instanceof StoreUnavailableError) {
+        failure = error;
+        response = errorResponse(storeUnavailable());
+      } else {
+        failure = error;
+        response = errorResponse(serverError());
+      }
+    }
+    if (state.route === "/v1/oauth/token") response.headers.set("Pragma", "no-cache");
+    options.log?.({
+      time: new Date().toISOString(),
+      level: response.status >= 500 ? "error" : "info",
+      request_id: requestId,
+      method: req.method,
+      route: state.route === "unmatched" ? loggablePath(url) : state.route,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      organisation_id: state.organisationId,
+      client_id: state.clientId,
+      error: failure instanceof Error ? `${failure.name}: ${failure.message}` : failure === undefined ? undefined : String(failure),
+    });
+    return finish(response, requestId, req.method === "HEAD");
+  };
+}

@@ -1,0 +1,1 @@
+export const openApiDocument = { openapi: "3.1.0" } as const;

@@ -1,0 +1,33 @@
+/**
+ * Response construction: the headers every answer carries (DECISIONS §9) and the one
+ * place an `ApiError` becomes a JSON body.
+ */
+import type { ApiError } from "../lib/errors.ts";
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Echo a well-formed incoming request id, else make one: a client's id must not inject into logs. */
+export function requestIdFor(req: Request): string {
+  const incoming = req.headers.get("x-request-id");
+  return incoming !== null && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+export function errorResponse(error: ApiError): Response {
+  return json(error.status, error.body, error.headers);
+}
+
+/** Adds the headers every response carries; drops the body of an answer to HEAD. */
+export function finish(res: Response, requestId: string, isHead: boolean): Response {
+  const headers = new Headers(res.headers);
+  headers.set("Cache-Control", "no-store");
+  headers.set("X-Content-Type-Options", "nosniff");
+  headers.set("X-Request-Id", requestId);
+  return new Response(isHead ? null : res.body, { status: res.status, headers });
+}

@@ -1,0 +1,195 @@
+/**
+ * POST /v1/oauth/token: the client-credentials grant, in the order of checks that
+ * OAUTH-NOTES A17 and DECISIONS §2–3 fix: request syntax, then client authentication
+ * (failures limited per address), then the per-client rate limit, then grant type,
+ * API access and scope.
+ */
+import { ApiError, invalidParam, invalidRequest, tooManyRequests } from "../lib/errors.ts";
+import {
+  CLIENT_ID_PATTERN,
+  DUMMY_SECRET_DIGEST,
+  TOKEN_LIFETIME_SECONDS,
+  constantTimeEqual,
+  digestSecret,
+  mintAccessToken,
+  type RandomBytes,
+} from "../lib/credentials.ts";
+import { formatScopes, grantScopes } from "../lib/scopes.ts";
+import { isFormContentType, parseBasicAuthorization, parseForm } from "../lib/token-request.ts";
+import { utf8DecodeStrict } from "../lib/encoding.ts";
+import type { ClientCredentials, Store } from "../lib/store.ts";
+import { json } from "./responses.ts";
+
+export const TOKEN_BODY_LIMIT = 4096;
+const PROTOCOL_PARAMS = ["grant_type", "scope", "client_id", "client_secret"] as const;
+
+export interface TokenLimits {
+  /** Token requests per client per window (api-spec §5.9: 10 per minute). */
+  perClient: number;
+  /** Failed client authentications per remote address per window. */
+  failuresPerAddress: number;
+  windowMs: number;
+}
+
+export const DEFAULT_TOKEN_LIMITS: TokenLimits = { perClient: 10, failuresPerAddress: 60, windowMs: 60_000 };
+
+export interface TokenContext {
+  store: Store;
+  now: number;
+  remoteAddress: string;
+  randomBytes: RandomBytes;
+  limits: TokenLimits;
+  /** Who the request turned out to be, for the request log. */
+  identify: (organisationId: string, clientId: string) => void;
+}
+
+function invalidClient(description = "Client authentication failed: unknown client, wrong secret or revoked credentials."): ApiError {
+  return new ApiError(401, "invalid_client", description, { headers: { "WWW-Authenticate": 'Basic realm="leaveapi"' } });
+}
+
+/** The body as text, refusing more than the limit whatever Content-Length claims. */
+async function readBody(req: Request): Promise<string> {
+  const tooLarge = () =>
+    new ApiError(413, "invalid_request", `The token request body must be at most ${TOKEN_BODY_LIMIT} bytes.`);
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > TOKEN_BODY_LIMIT) throw tooLarge();
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > TOKEN_BODY_LIMIT) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  const text = utf8DecodeStrict(bytes);
+  if (text === null) throw invalidRequest("The request body is not valid UTF-8.");
+  return text;
+}
+
+interface TokenRequest {
+  grantType: string;
+  scope: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  /** The Authorization header could not be read as Basic credentials. */
+  badAuthorization: boolean;
+}
+
+async function readTokenRequest(req: Request): Promise<TokenRequest> {
+  if (new URL(req.url).search !== "") {
+    throw invalidRequest("The token endpoint takes no query parameters; send every parameter in the form body.");
+  }
+  if (!isFormContentType(req.headers.get("content-type"))) {
+    throw invalidRequest("The token request body must be application/x-www-form-urlencoded.");
+  }
+  const form = parseForm(await readBody(req));
+  if (!form) throw invalidRequest("The form body is malformed (a bad percent-escape or invalid UTF-8).");
+  const single: Partial<Record<(typeof PROTOCOL_PARAMS)[number], string>> = {};
+  for (const name of PROTOCOL_PARAMS) {
+    const values = form.get(name);
+    if (values && values.length > 1) throw invalidParam(name, `The parameter '${name}' is given more than once.`);
+    // An empty value counts as omitted (RFC 6749 §3.2).
+    if (values && values[0] !== "") single[name] = values[0];
+  }
+
+  const basic = parseBasicAuthorization(req.headers.get("authorization"));
+  let clientId = single.client_id;
+  let clientSecret = single.client_secret;
+  if (basic.kind !== "none") {
+    if (single.client_secret !== undefined || (basic.kind === "basic" && clientId !== undefined && clientId !== basic.clientId)) {
+      throw invalidRequest("Send client credentials either in the Authorization header or in the form body, not both.");
+    }
+    if (basic.kind === "basic") {
+      clientId = basic.clientId;
+      clientSecret = basic.clientSecret;
+    }
+  }
+  if (single.grant_type === undefined) throw invalidParam("grant_type", "The parameter 'grant_type' is required: use client_credentials.");
+  return {
+    grantType: single.grant_type,
+    scope: single.scope,
+    clientId,
+    clientSecret,
+    badAuthorization: basic.kind === "other-scheme" || basic.kind === "malformed",
+  };
+}
+
+/** The client, if the presented id and secret match a live one. Always does one digest compare. */
+async function authenticateClient(store: Store, request: TokenRequest): Promise<ClientCredentials | null> {
+  const { clientId, clientSecret } = request;
+  const client =
+    !request.badAuthorization && clientId !== undefined && CLIENT_ID_PATTERN.test(clientId) ? await store.findClient(clientId) : null;
+  const presented = digestSecret(clientSecret ?? "");
+  const matches = constantTimeEqual(presented, client?.secret_digest ?? DUMMY_SECRET_DIGEST);
+  if (!client || !matches || clientSecret === undefined || client.revoked_at !== null) return null;
+  return client;
+}
+
+export async function handleTokenRequest(req: Request, ctx: TokenContext): Promise<Response> {
+  const request = await readTokenRequest(req);
+  const { store, now, limits } = ctx;
+
+  const addressKey = `auth-failures:${ctx.remoteAddress}`;
+  const addressState = await store.checkRateLimit(addressKey, now, limits.failuresPerAddress, limits.windowMs);
+  if (!addressState.allowed) {
+    throw tooManyRequests(addressState.retryAfterMs / 1000, "Too many failed client authentications from this address; retry later.");
+  }
+
+  const client = await authenticateClient(store, request);
+  if (!client) {
+    const recorded = await store.takeRateSlot(addressKey, now, limits.failuresPerAddress, limits.windowMs);
+    if (!recorded.allowed) {
+      throw tooManyRequests(recorded.retryAfterMs / 1000, "Too many failed client authentications from this address; retry later.");
+    }
+    if (request.clientId === undefined && !request.badAuthorization) {
+      throw invalidClient("No client credentials: send client_id and client_secret with HTTP Basic or in the form body.");
+    }
+    throw invalidClient();
+  }
+  ctx.identify(client.organisation_id, client.client_id);
+
+  const slot = await store.takeRateSlot(`token-requests:${client.client_id}`, now, limits.perClient, limits.windowMs);
+  if (!slot.allowed) {
+    throw tooManyRequests(
+      slot.retryAfterMs / 1000,
+      `At most ${limits.perClient} token requests per minute per client; reuse the token you have until it expires.`,
+    );
+  }
+  if (request.grantType !== "client_credentials") {
+    throw new ApiError(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported.", { param: "grant_type" });
+  }
+  if (!client.api_enabled) {
+    throw new ApiError(400, "unauthorized_client", "API access is switched off for this organisation; ask its administrator to enable it.");
+  }
+  const granted = grantScopes(request.scope, client.scopes);
+  if ("refused" in granted) {
+    throw new ApiError(400, "invalid_scope", `These scopes cannot be granted to this client: ${granted.refused.join(" ")}.`, {
+      param: "scope",
+    });
+  }
+
+  const token = mintAccessToken(ctx.randomBytes);
+  await store.saveToken(digestSecret(token), {
+    organisation_id: client.organisation_id,
+    client_id: client.client_id,
+    scopes: granted.granted,
+    expires_at: now + TOKEN_LIFETIME_SECONDS * 1000,
+  });
+  return json(
+    200,
+    { access_token: token, token_type: "Bearer", expires_in: TOKEN_LIFETIME_SECONDS, scope: formatScopes(granted.granted) },
+    { Pragma: "no-cache" },
+  );
+}
