@@ -52,3 +52,26 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 /** A digest that matches no secret: compared against when a client id is unknown, so timing does not tell. */
 export const DUMMY_SECRET_DIGEST = digestSecret("svcs_no-such-client-dummy-value-for-constant-time");
+
+/** A new client's stored record and its secret, which is shown once and never stored. */
+export function mintClient<S extends string>(
+  organisationId: string,
+  scopes: S[],
+  name: string | null,
+  now: number,
+  random: RandomBytes = cryptoRandomBytes,
+) {
+  const secret = mintClientSecret(random);
+  return {
+    secret,
+    client: {
+      client_id: mintClientId(random),
+      organisation_id: organisationId,
+      name,
+      scopes,
+      created_at: now,
+      revoked_at: null,
+      secret_digest: digestSecret(secret),
+    },
+  };
+}

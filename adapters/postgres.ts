@@ -1,0 +1,79 @@
+/**
+ * The Postgres store: the same SQL store on Kysely's PostgresDialect with `pg`.
+ * DATE comes back as the `YYYY-MM-DD` text Postgres sent (pg's default would make a local
+ * midnight Date, shifting the day in some time zones) and BIGINT instants as numbers.
+ */
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { cryptoRandomBytes } from "../lib/credentials.ts";
+import { POSTGRES } from "./sql/capabilities.ts";
+import { SqlAdminStore } from "./sql/sql-admin-store.ts";
+import type { Tables } from "./sql/tables.ts";
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Milliseconds before the server cancels a statement (default 10 000). */
+  statementTimeoutMs?: number;
+  /** Milliseconds to wait for a connection before giving up (default 5 000). */
+  connectionTimeoutMs?: number;
+}
+
+const DATE_OID = 1082;
+const INT8_OID = 20;
+
+/** Type parsers for this pool only: the process-wide pg defaults stay untouched for the host app. */
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === DATE_OID) return (value: string) => value;
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
+
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+  "53300", // too_many_connections
+]);
+
+export function isPostgresUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
+  const message = typeof e?.message === "string" ? e.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(
+    message,
+  );
+}
+
+export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    types,
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return new SqlAdminStore({
+    db,
+    caps: POSTGRES,
+    isUnavailable: isPostgresUnavailable,
+    randomBytes: cryptoRandomBytes,
+    close: () => db.destroy(),
+  });
+}

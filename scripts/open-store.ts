@@ -1,0 +1,61 @@
+/**
+ * Opens the store the global options name (DECISIONS §10): `--database-url` / DATABASE_URL
+ * for Postgres, else `--db` / LEAVEAPI_DB for SQLite, default ./leaveapi.sqlite. Every
+ * command creates or upgrades the schema as it opens the store.
+ */
+import { openPostgresStore } from "../adapters/postgres.ts";
+import { openSqliteStore } from "../adapters/sqlite.ts";
+import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
+import { StoreUnavailableError } from "../lib/errors.ts";
+import { CommandError, type GlobalOptions } from "./cli-kit.ts";
+
+export const DEFAULT_SQLITE_FILE = "./leaveapi.sqlite";
+
+export interface StoreLocation {
+  kind: "sqlite" | "postgres";
+  /** For messages: the SQLite path, or the Postgres URL without its password. */
+  label: string;
+  open: () => SqlAdminStore;
+}
+
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable database URL)";
+  }
+}
+
+export function locateStore(global: GlobalOptions, env: Record<string, string | undefined>): StoreLocation {
+  const databaseUrl = global.databaseUrl ?? (global.db === undefined ? env.DATABASE_URL : undefined);
+  if (databaseUrl) {
+    return {
+      kind: "postgres",
+      label: describeDatabaseUrl(databaseUrl),
+      open: () =>
+        openPostgresStore({
+          connectionString: databaseUrl,
+          poolSize: env.LEAVEAPI_PG_POOL_SIZE ? Number(env.LEAVEAPI_PG_POOL_SIZE) : undefined,
+          statementTimeoutMs: env.LEAVEAPI_PG_STATEMENT_TIMEOUT_MS ? Number(env.LEAVEAPI_PG_STATEMENT_TIMEOUT_MS) : undefined,
+        }),
+    };
+  }
+  const file = global.db ?? env.LEAVEAPI_DB ?? DEFAULT_SQLITE_FILE;
+  return { kind: "sqlite", label: file, open: () => openSqliteStore({ filename: file }) };
+}
+
+/** Opens and migrates; a database that cannot be opened is a CommandError naming it. */
+export async function openMigratedStore(global: GlobalOptions, env: Record<string, string | undefined>): Promise<SqlAdminStore> {
+  const location = locateStore(global, env);
+  let store: SqlAdminStore;
+  try {
+    store = location.open();
+    await store.migrate();
+  } catch (error) {
+    const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
+    throw new CommandError(`cannot open the ${location.kind} database ${location.label}: ${reason}`);
+  }
+  return store;
+}

@@ -1,0 +1,150 @@
+/**
+ * Shared set-up for handler-level tests: a fresh migrated store per test, organisations,
+ * clients, tokens and data written through the same ImportWriter the importer uses.
+ */
+import { openSqliteStore } from "../adapters/sqlite.ts";
+import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
+import { mintClient } from "../lib/credentials.ts";
+import { randomUuid } from "../lib/ids.ts";
+import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
+import type { EmployeeInput, LeaveBookingInput, ClosureDayInput } from "../lib/admin-store.ts";
+import type { LeaveTypeRecord } from "../lib/records.ts";
+import { createHandler, type Handler, type HandlerOptions } from "../server/handler.ts";
+
+export const BASE = "http://leaveapi.test";
+
+/** A controllable clock: tests move time instead of sleeping. */
+export function fakeClock(start = Date.parse("2026-03-01T09:30:00.000Z")) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms), set: (ms: number) => void (t = ms) };
+}
+
+export interface TestWorld {
+  store: SqlAdminStore;
+  clock: ReturnType<typeof fakeClock>;
+  handler: Handler;
+  /** Calls the handler with a path relative to BASE. */
+  call: (path: string, init?: RequestInit & { remoteAddress?: string }) => Promise<Response>;
+}
+
+/** A fresh in-memory store (a file when `filename` is given), migrated, with a handler on a fake clock. */
+export async function createWorld(options: Partial<HandlerOptions> & { filename?: string } = {}): Promise<TestWorld> {
+  const store = openSqliteStore({ filename: options.filename ?? ":memory:" });
+  await store.migrate();
+  const clock = fakeClock();
+  const handler = createHandler({ store, now: clock.now, ...options });
+  const call = (path: string, init: RequestInit & { remoteAddress?: string } = {}) => {
+    const { remoteAddress, ...rest } = init;
+    return handler(new Request(BASE + path, rest), { remoteAddress: remoteAddress ?? "127.0.0.1" });
+  };
+  return { store, clock, handler, call };
+}
+
+export interface TestClient {
+  organisationId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export async function createOrganisation(world: TestWorld, name = "Acme Ltd", apiEnabled = true): Promise<string> {
+  const id = randomUuid();
+  await world.store.createOrganisation({ id, name, api_enabled: apiEnabled, created_at: world.clock.now() });
+  return id;
+}
+
+export async function createClient(world: TestWorld, organisationId: string, scopes: Scope[] = [...ALL_SCOPES]): Promise<TestClient> {
+  const { client, secret } = mintClient(organisationId, scopes, "test", world.clock.now());
+  await world.store.createClient(client);
+  return { organisationId, clientId: client.client_id, clientSecret: secret };
+}
+
+export function basicHeader(clientId: string, clientSecret: string): string {
+  return `Basic ${btoa(`${clientId}:${clientSecret}`)}`;
+}
+
+/** POSTs a token request with Basic credentials; returns the parsed response. */
+export async function requestToken(world: TestWorld, client: TestClient, form: Record<string, string> = {}) {
+  const res = await world.call("/v1/oauth/token", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Authorization: basicHeader(client.clientId, client.clientSecret),
+    },
+    body: new URLSearchParams({ grant_type: "client_credentials", ...form }).toString(),
+  });
+  return { res, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** An organisation with API access on, a client with the given scopes, and a token for it. */
+export async function authorisedOrganisation(world: TestWorld, scopes: Scope[] = [...ALL_SCOPES]) {
+  const organisationId = await createOrganisation(world);
+  const client = await createClient(world, organisationId, scopes);
+  const { body } = await requestToken(world, client);
+  const token = body.access_token as string;
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    world.call(path, { headers: { Authorization: `Bearer ${token}`, ...headers } });
+  return { organisationId, client, token, get };
+}
+
+export function employee(overrides: Partial<EmployeeInput> = {}): EmployeeInput {
+  return {
+    id: randomUuid(),
+    external_id: null,
+    first_name: "Ada",
+    last_name: "Lovelace",
+    preferred_name: null,
+    job_title: "Engineer",
+    department: "Engineering",
+    status: "active",
+    start_date: "2020-01-06",
+    leaving_date: null,
+    holiday_calendar: "GB-ENG",
+    ...overrides,
+  };
+}
+
+export const ANNUAL: LeaveTypeRecord = { id: "7d9f3c1e-8a51-4a0b-9f0e-000000000001", name: "Annual leave", category: "annual", is_paid: true };
+export const SICK: LeaveTypeRecord = { id: "7d9f3c1e-8a51-4a0b-9f0e-000000000002", name: "Sick leave", category: "sick", is_paid: true };
+
+export function booking(employeeId: string, overrides: Partial<LeaveBookingInput> = {}): LeaveBookingInput {
+  return {
+    id: randomUuid(),
+    external_id: null,
+    employee_id: employeeId,
+    leave_type_id: ANNUAL.id,
+    start_date: "2026-03-02",
+    end_date: "2026-03-06",
+    start_half_day: false,
+    start_half_period: null,
+    end_half_day: false,
+    end_half_period: null,
+    days: 5,
+    status: "approved",
+    requested_at: Date.parse("2026-02-01T10:00:00.000Z"),
+    reviewed_at: null,
+    cancelled_at: null,
+    ...overrides,
+  };
+}
+
+/** Writes records in one import transaction at the clock's current time. */
+export async function seed(
+  world: TestWorld,
+  organisationId: string,
+  data: {
+    employees?: EmployeeInput[];
+    leaveTypes?: LeaveTypeRecord[];
+    bookings?: LeaveBookingInput[];
+    closures?: ClosureDayInput[];
+    publicHolidays?: { calendar: string; year: number; rows: { date: string; name: string }[] }[];
+  },
+): Promise<void> {
+  const now = world.clock.now();
+  await world.store.runImport(async (w) => {
+    if (data.employees) await w.upsertEmployees(organisationId, data.employees, now);
+    await w.upsertLeaveTypes(organisationId, data.leaveTypes ?? [ANNUAL, SICK], now);
+    if (data.bookings) await w.upsertLeaveBookings(organisationId, data.bookings, now);
+    if (data.closures) await w.upsertClosureDays(organisationId, data.closures, now);
+    for (const p of data.publicHolidays ?? []) await w.replacePublicHolidays(organisationId, p.calendar, p.year, p.rows);
+  });
+}
