@@ -4,23 +4,23 @@
  * in one place (DECISIONS §3).
  */
 
-export const ERROR_CODES = {
-  invalid_request: 400,
-  unsupported_grant_type: 400,
-  unauthorized_client: 400,
-  invalid_scope: 400,
-  invalid_client: 401,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  too_many_requests: 429,
-  server_error: 500,
-  temporarily_unavailable: 503,
-} as const;
+/** Every `error` code the API answers with; the status goes with the situation (DECISIONS §3). */
+export const ERROR_CODES = [
+  "invalid_request",
+  "unsupported_grant_type",
+  "unauthorized_client",
+  "invalid_scope",
+  "invalid_client",
+  "invalid_token",
+  "insufficient_scope",
+  "not_found",
+  "method_not_allowed",
+  "too_many_requests",
+  "server_error",
+  "temporarily_unavailable",
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorBody {
   error: string;
@@ -30,13 +30,13 @@ export interface ErrorBody {
 
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
 
   constructor(
     status: number,
-    code: string,
+    code: ErrorCode,
     description: string,
     options: { param?: string; headers?: Record<string, string> } = {},
   ) {

@@ -13,6 +13,21 @@ export function authorizationServerMetadata(issuer: string) {
   };
 }
 
+/** The document with this deployment's URLs: relative token URLs break under a path prefix. */
 export function openApiFor(issuer: string) {
-  return { ...openApiDocument, servers: [{ url: issuer }] };
+  const schemes = openApiDocument.components.securitySchemes;
+  return {
+    ...openApiDocument,
+    servers: [{ url: issuer }],
+    components: {
+      ...openApiDocument.components,
+      securitySchemes: {
+        ...schemes,
+        oauth2: {
+          ...schemes.oauth2,
+          flows: { clientCredentials: { ...schemes.oauth2.flows.clientCredentials, tokenUrl: `${issuer}/v1/oauth/token` } },
+        },
+      },
+    },
+  };
 }
