@@ -96,9 +96,10 @@ export function leaveBookingJson(b: LeaveBookingRecord) {
     start_date: b.start_date,
     end_date: b.end_date,
     start_half_day: b.start_half_day,
-    start_half_period: b.start_half_period,
+    // A period means nothing without its half-day flag (DECISIONS §7), whatever was stored.
+    start_half_period: b.start_half_day ? b.start_half_period : null,
     end_half_day: b.end_half_day,
-    end_half_period: b.end_half_period,
+    end_half_period: b.end_half_day ? b.end_half_period : null,
     days: b.days,
     status: b.status,
     requested_at: instantOrNull(b.requested_at),

@@ -19,7 +19,8 @@ export function readQuery(url: URL, allowed: readonly string[]): Record<string, 
   const out: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
     if (!allowed.includes(name)) {
-      throw invalidParam(name, `Unknown query parameter '${name}'; this endpoint accepts ${allowed.join(", ")}.`);
+      const accepted = allowed.length === 0 ? "takes no query parameters" : `accepts ${allowed.join(", ")}`;
+      throw invalidParam(name, `Unknown query parameter '${name}'; this endpoint ${accepted}.`);
     }
     if (Object.hasOwn(out, name)) throw invalidParam(name, `Query parameter '${name}' is given more than once.`);
     out[name] = value;
@@ -96,7 +97,9 @@ function parseWith<S extends v.GenericSchema>(schema: S, query: Record<string, s
   if (result.success) return result.output;
   const issue = result.issues[0];
   const param = String(issue.path?.[0]?.key ?? "query");
-  throw invalidParam(param, issue.message);
+  // valibot reports a missing key with its own generic message; say which parameter is required.
+  const missing = issue.path?.[0]?.origin === "key" && issue.input === undefined;
+  throw invalidParam(param, missing ? `'${param}' is required.` : issue.message);
 }
 
 function checkRange(from: string, to: string): void {

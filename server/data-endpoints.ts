@@ -11,6 +11,7 @@ import {
   parseEmployeesQuery,
   parseHolidaysQuery,
   parseLeaveQuery,
+  readQuery,
 } from "../lib/request-params.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import { json } from "./responses.ts";
@@ -72,7 +73,9 @@ export async function listEmployeesEndpoint({ store, grant, url }: DataContext):
   );
 }
 
-export async function getEmployeeEndpoint({ store, grant }: DataContext, rawId: string): Promise<Response> {
+export async function getEmployeeEndpoint({ store, grant, url }: DataContext, rawId: string): Promise<Response> {
+  // This endpoint takes no query parameters; any is refused like a typo on the lists (DECISIONS §4).
+  readQuery(url, []);
   const id = parseEmployeeId(rawId);
   const employee = await store.findEmployee(grant.organisation_id, id);
   if (!employee) throw notFound("No employee with this id.");

@@ -101,6 +101,7 @@ export class SqlStore implements Store {
   protected readonly caps: SqlCapabilities;
   private readonly options: SqlStoreOptions;
   private key: Uint8Array | undefined;
+  private closed = false;
 
   constructor(options: SqlStoreOptions) {
     this.options = options;
@@ -110,11 +111,13 @@ export class SqlStore implements Store {
 
   /** Runs a query, turning "cannot reach the database" into StoreUnavailableError. */
   protected async guard<T>(work: () => Promise<T>): Promise<T> {
+    // A closed store cannot reach its database: answered as 503, like a lost connection.
+    if (this.closed) throw new StoreUnavailableError("The data store has been closed.");
     try {
       return await work();
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      if (this.options.isUnavailable(error)) throw new StoreUnavailableError(undefined, { cause: error });
+      if (this.closed || this.options.isUnavailable(error)) throw new StoreUnavailableError(undefined, { cause: error });
       throw error;
     }
   }
@@ -387,6 +390,7 @@ export class SqlStore implements Store {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.options.close();
   }
 }
