@@ -18,14 +18,14 @@ export function formatScopes(scopes: readonly Scope[]): string {
 }
 
 /**
- * Splits a space-separated scope string. Repeated and extra whitespace is tolerated
+ * Splits a space-separated scope string. Repeated and extra ASCII whitespace is tolerated
  * (RFC 6749's grammar is stricter, but real clients send trailing spaces and tabs).
  * Returns the unknown names separately so the caller can name them in its error.
  */
 export function parseScopeList(text: string): { scopes: Scope[]; unknown: string[] } {
   const scopes: Scope[] = [];
   const unknown: string[] = [];
-  for (const name of text.split(/[\s]+/)) {
+  for (const name of text.split(/[ \t\r\n]+/)) {
     if (name === "") continue;
     if (isScope(name)) scopes.push(name);
     else unknown.push(name);
@@ -35,7 +35,7 @@ export function parseScopeList(text: string): { scopes: Scope[]; unknown: string
 
 /**
  * The scopes a token request is granted: all of the client's when `requested` is absent or
- * blank, else the requested subset; `null` names what cannot be granted.
+ * blank, else the requested subset; `refused` names what cannot be granted.
  */
 export function grantScopes(
   requested: string | undefined,

@@ -159,7 +159,8 @@ export function createHandler(options: HandlerOptions): Handler {
         response = errorResponse(serverError());
       }
     }
-    if (state.route === "/v1/oauth/token") response.headers.set("Pragma", "no-cache");
+    // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1, OAUTH-NOTES B5).
+    if (url.pathname === "/v1/oauth/token") response.headers.set("Pragma", "no-cache");
     options.log?.({
       time: new Date().toISOString(),
       level: response.status >= 500 ? "error" : "info",

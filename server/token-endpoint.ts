@@ -126,6 +126,17 @@ async function readTokenRequest(req: Request): Promise<TokenRequest> {
   };
 }
 
+const SHOWABLE_SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]{1,40}$/;
+
+/**
+ * The refused names as an error description may echo them: RFC 6749 §5.2 allows no `"`,
+ * `\` or control characters there, and echoing kilobytes of a body helps nobody.
+ */
+function describeRefused(refused: readonly string[]): string {
+  const shown = refused.slice(0, 5).map((name) => (SHOWABLE_SCOPE.test(name) ? name : "(a malformed name)"));
+  return refused.length > 5 ? `${shown.join(" ")} and ${refused.length - 5} more` : shown.join(" ");
+}
+
 /** The client, if the presented id and secret match a live one. Always does one digest compare. */
 async function authenticateClient(store: Store, request: TokenRequest): Promise<ClientCredentials | null> {
   const { clientId, clientSecret } = request;
@@ -175,7 +186,7 @@ export async function handleTokenRequest(req: Request, ctx: TokenContext): Promi
   }
   const granted = grantScopes(request.scope, client.scopes);
   if ("refused" in granted) {
-    throw new ApiError(400, "invalid_scope", `These scopes cannot be granted to this client: ${granted.refused.join(" ")}.`, {
+    throw new ApiError(400, "invalid_scope", `These scopes cannot be granted to this client: ${describeRefused(granted.refused)}.`, {
       param: "scope",
     });
   }

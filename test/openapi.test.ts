@@ -166,12 +166,15 @@ describe("document against the handler", () => {
     const res = await world.call("/v1/openapi.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    const served = (await res.json()) as typeof doc & { servers: { url: string }[] };
+    const served = (await res.json()) as {
+      servers: { url: string }[];
+      components: { schemas: Json; securitySchemes: { oauth2: { flows: { clientCredentials: { tokenUrl: string } } } } };
+    };
     expect(served.servers).toEqual([{ url: "http://leaveapi.test" }]);
     // The token URL is absolute, so it stays right when the API is mounted under a prefix.
     expect(served.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe("http://leaveapi.test/v1/oauth/token");
     expect({ ...served, servers: undefined, components: undefined }).toEqual({ ...doc, servers: undefined, components: undefined });
-    expect(served.components.schemas).toEqual(doc.components.schemas);
+    expect(served.components.schemas).toEqual((doc.components as { schemas: Json }).schemas);
 
     const other = await world.handler(new Request("https://api.example.org:8443/v1/openapi.json"));
     expect(((await other.json()) as { servers: { url: string }[] }).servers[0]!.url).toBe("https://api.example.org:8443");
