@@ -18,6 +18,11 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
   /** Milliseconds to wait for a connection before giving up (default 5 000). */
   connectionTimeoutMs?: number;
+  /**
+   * A schema of its own for every table, migrations' bookkeeping included (created when
+   * missing); by default the connection's search_path decides, usually `public`.
+   */
+  schema?: string;
 }
 
 const DATE_OID = 1082;
@@ -59,12 +64,16 @@ export function isPostgresUnavailable(error: unknown): boolean {
 }
 
 export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore {
+  if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
+  }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     types,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
@@ -74,6 +83,7 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
     caps: POSTGRES,
     isUnavailable: isPostgresUnavailable,
     randomBytes: cryptoRandomBytes,
+    schema: options.schema,
     close: () => db.destroy(),
   });
 }

@@ -2,7 +2,7 @@
  * Shared set-up for handler-level tests: a fresh migrated store per test, organisations,
  * clients, tokens and data written through the same ImportWriter the importer uses.
  */
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openTestStore } from "./test-stores.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { mintClient } from "../lib/credentials.ts";
 import { randomUuid } from "../lib/ids.ts";
@@ -27,10 +27,12 @@ export interface TestWorld {
   call: (path: string, init?: RequestInit & { remoteAddress?: string }) => Promise<Response>;
 }
 
-/** A fresh in-memory store (a file when `filename` is given), migrated, with a handler on a fake clock. */
+/**
+ * A fresh, migrated store with a handler on a fake clock: in-memory SQLite, a SQLite file
+ * when `filename` is given, or a fresh Postgres schema when LEAVEAPI_TEST_STORE=postgres.
+ */
 export async function createWorld(options: Partial<HandlerOptions> & { filename?: string } = {}): Promise<TestWorld> {
-  const store = openSqliteStore({ filename: options.filename ?? ":memory:" });
-  await store.migrate();
+  const store = await openTestStore({ filename: options.filename });
   const clock = fakeClock();
   const handler = createHandler({ store, now: clock.now, ...options });
   const call = (path: string, init: RequestInit & { remoteAddress?: string } = {}) => {

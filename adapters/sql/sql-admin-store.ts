@@ -3,7 +3,7 @@
  * Upserts read the stored digests first and write only new or changed rows, so an
  * identical re-import leaves every `updated_at` where it was.
  */
-import { Migrator, type Kysely } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 import { sha256Hex } from "../../lib/digest.ts";
 import { parseDate } from "../../lib/dates.ts";
 import type {
@@ -393,9 +393,14 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
 
   migrate(): Promise<void> {
     return this.guard(async () => {
+      const schema = this.options.schema;
+      if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(this.db);
       const migrator = new Migrator({
         db: this.db,
         provider: { getMigrations: async () => schemaMigrations(this.caps) },
+        // Without this, Kysely looks for its bookkeeping tables in every schema and may
+        // find another tenant's; with it they live beside this store's tables.
+        ...(schema === undefined ? {} : { migrationTableSchema: schema }),
       });
       const { error } = await migrator.migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -27,6 +27,8 @@ export interface SqlStoreOptions {
   isUnavailable: (error: unknown) => boolean;
   /** Fills the installation's cursor key when first needed. */
   randomBytes: (length: number) => Uint8Array;
+  /** The schema that holds the tables and the migrations' bookkeeping (Postgres); default: the connection's. */
+  schema?: string;
   close: () => Promise<void>;
 }
 
@@ -99,7 +101,7 @@ export function listImportedPublicHolidaysQuery(
 export class SqlStore implements Store {
   protected readonly db: Kysely<Tables>;
   protected readonly caps: SqlCapabilities;
-  private readonly options: SqlStoreOptions;
+  protected readonly options: SqlStoreOptions;
   private key: Uint8Array | undefined;
   private closed = false;
 
@@ -389,7 +391,9 @@ export class SqlStore implements Store {
     });
   }
 
+  /** Idempotent: a second close resolves at once. */
   close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     return this.options.close();
   }

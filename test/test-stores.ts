@@ -1,0 +1,127 @@
+/**
+ * Which store the handler-level suites run on. `LEAVEAPI_TEST_STORE=postgres` runs them on
+ * the real Postgres server: one fresh database per test run (dropped at the end), one fresh
+ * schema per world. A Postgres that cannot be reached fails the run loudly: it is never
+ * passed over in silence.
+ */
+import { openPostgresStore } from "../adapters/postgres.ts";
+import { openSqliteStore } from "../adapters/sqlite.ts";
+import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
+import pg from "pg";
+
+export type TestStoreKind = "sqlite" | "postgres";
+
+export const testStoreKind: TestStoreKind = process.env.LEAVEAPI_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/** The server the Postgres suites use; it must allow creating databases. */
+export const PG_ADMIN_URL = process.env.LEAVEAPI_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/test";
+
+let runDatabase: Promise<string> | undefined;
+let schemaCounter = 0;
+const opened = new Set<SqlAdminStore>();
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `The Postgres test suite needs a server at ${PG_ADMIN_URL} (set LEAVEAPI_TEST_PG_URL): ${(error as Error).message}`,
+    );
+  }
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database made for this test run (created on first use). */
+export function testRunDatabaseUrl(): Promise<string> {
+  runDatabase ??= (async () => {
+    const name = `leaveapi_test_${Date.now()}_${process.pid}`;
+    await adminQuery(`create database ${name}`);
+    return withDatabase(PG_ADMIN_URL, name);
+  })();
+  return runDatabase;
+}
+
+/** A schema name no other world of this run uses. */
+export function freshSchemaName(): string {
+  return `w${process.pid}_${++schemaCounter}`;
+}
+
+/**
+ * Migrated schemas whose store was closed: the next world empties one instead of
+ * migrating a new one, which is what makes the Postgres run affordable.
+ */
+const freeSchemas: string[] = [];
+const schemaOfStore = new Map<SqlAdminStore, string>();
+let schemaAdmin: pg.Pool | undefined;
+
+/** DELETE rather than TRUNCATE: on tables this small it skips TRUNCATE's file swaps and fsyncs. */
+async function emptySchema(schema: string): Promise<void> {
+  schemaAdmin ??= new pg.Pool({ connectionString: await testRunDatabaseUrl(), max: 1 });
+  const { rows } = await schemaAdmin.query<{ tablename: string }>(
+    "select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_%'",
+    [schema],
+  );
+  // Children before parents, so foreign keys never object.
+  const order = ["access_tokens", "rate_events", "leave_bookings", "leave_types", "leave_spans", "closure_days", "public_holidays", "employees", "api_clients"];
+  const names = rows.map((r) => r.tablename).sort((a, b) => {
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
+    return (ia === -1 ? order.length : ia) - (ib === -1 ? order.length : ib);
+  });
+  await schemaAdmin.query(names.map((t) => `delete from ${schema}.${t};`).join("\n"));
+}
+
+async function openPostgresTestStore(): Promise<SqlAdminStore> {
+  const reused = freeSchemas.pop();
+  const schema = reused ?? freshSchemaName();
+  if (reused) await emptySchema(schema);
+  const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema, poolSize: 2 });
+  if (!reused) await store.migrate();
+  schemaOfStore.set(store, schema);
+  return store;
+}
+
+/** A fresh, migrated store of the kind this run tests; closed after the test by `closeTestStores`. */
+export async function openTestStore(options: { filename?: string } = {}): Promise<SqlAdminStore> {
+  let store: SqlAdminStore;
+  if (testStoreKind === "postgres" && options.filename === undefined) {
+    store = await openPostgresTestStore();
+  } else {
+    store = openSqliteStore({ filename: options.filename ?? ":memory:" });
+    await store.migrate();
+  }
+  opened.add(store);
+  return store;
+}
+
+export async function closeTestStores(): Promise<void> {
+  const stores = [...opened];
+  opened.clear();
+  await Promise.all(stores.map((s) => s.close().catch(() => {})));
+  for (const store of stores) {
+    const schema = schemaOfStore.get(store);
+    schemaOfStore.delete(store);
+    if (schema !== undefined) freeSchemas.push(schema);
+  }
+}
+
+/** Drops this run's database, if one was made. */
+export async function dropTestRunDatabase(): Promise<void> {
+  await schemaAdmin?.end();
+  schemaAdmin = undefined;
+  if (!runDatabase) return;
+  const name = new URL(await runDatabase).pathname.slice(1);
+  runDatabase = undefined;
+  await adminQuery(`drop database if exists ${name} with (force)`);
+}
