@@ -63,6 +63,19 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
 
 type Digested = "employees" | "leave_bookings" | "closure_days";
 
+/**
+ * A digest of what a client can see of a record, over its fields in sorted order (so the
+ * order an input was built in does not matter). `external_id` is left out: the API never
+ * shows it, so it must not move `updated_at`, and an import that omits it keeps the
+ * stored one.
+ */
+function contentDigest(row: object): string {
+  const entries = Object.entries(row)
+    .filter(([key]) => key !== "external_id")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256Hex(JSON.stringify(entries));
+}
+
 class SqlImportWriter implements ImportWriter {
   constructor(
     private readonly db: Kysely<Tables>,
@@ -94,7 +107,7 @@ class SqlImportWriter implements ImportWriter {
   async upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts> {
     const counts = noCounts();
     for (const batch of chunks(lastById(rows))) {
-      const digested = batch.map((r) => ({ ...r, digest: sha256Hex(JSON.stringify(r)) }));
+      const digested = batch.map((r) => ({ ...r, digest: contentDigest(r) }));
       const { created, changed, unchanged } = await this.classify("employees", organisationId, digested);
       counts.created += created.length;
       counts.updated += changed.length;
@@ -124,7 +137,7 @@ class SqlImportWriter implements ImportWriter {
         )
         .onConflict((oc) =>
           oc.columns(["organisation_id", "id"]).doUpdateSet((eb) => ({
-            external_id: eb.ref("excluded.external_id"),
+            external_id: eb.fn.coalesce("excluded.external_id", "employees.external_id"),
             first_name: eb.ref("excluded.first_name"),
             last_name: eb.ref("excluded.last_name"),
             preferred_name: eb.ref("excluded.preferred_name"),
@@ -230,7 +243,7 @@ class SqlImportWriter implements ImportWriter {
     const counts = noCounts();
     let longest = 0;
     for (const batch of chunks(lastById(rows))) {
-      const digested = batch.map((r) => ({ ...r, digest: sha256Hex(JSON.stringify(r)) }));
+      const digested = batch.map((r) => ({ ...r, digest: contentDigest(r) }));
       const { created, changed, unchanged } = await this.classify("leave_bookings", organisationId, digested);
       counts.created += created.length;
       counts.updated += changed.length;
@@ -265,7 +278,7 @@ class SqlImportWriter implements ImportWriter {
         )
         .onConflict((oc) =>
           oc.columns(["organisation_id", "id"]).doUpdateSet((eb) => ({
-            external_id: eb.ref("excluded.external_id"),
+            external_id: eb.fn.coalesce("excluded.external_id", "leave_bookings.external_id"),
             employee_id: eb.ref("excluded.employee_id"),
             leave_type_id: eb.ref("excluded.leave_type_id"),
             start_date: eb.ref("excluded.start_date"),
@@ -311,7 +324,7 @@ class SqlImportWriter implements ImportWriter {
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts> {
     const counts = noCounts();
     for (const batch of chunks(lastById(rows))) {
-      const digested = batch.map((r) => ({ ...r, digest: sha256Hex(JSON.stringify(r)) }));
+      const digested = batch.map((r) => ({ ...r, digest: contentDigest(r) }));
       const { created, changed, unchanged } = await this.classify("closure_days", organisationId, digested);
       counts.created += created.length;
       counts.updated += changed.length;

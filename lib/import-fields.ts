@@ -1,0 +1,103 @@
+/**
+ * Small helpers for validating import records field by field: valibot issues become
+ * `{field, problem}` pairs, messages say what was expected and what was found, and an
+ * unknown field name gets a "did you mean" when it is a likely typo; and the schemas of
+ * the value types import records are made of.
+ */
+import * as v from "valibot";
+import { isDate, parseInstantCeil } from "./dates.ts";
+import { isUuid } from "./ids.ts";
+import { CALENDAR_KEY_PATTERN } from "./public-holidays.ts";
+
+/** One thing wrong with one field of one record; `field` is `row` for the record as a whole. */
+export interface ImportProblem {
+  field: string;
+  problem: string;
+}
+
+/** How a value is shown in a message: short, and unambiguous about its JSON type. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
+
+/** A valibot message: "is required" for a missing value, else what was expected and what came. */
+export function expected(what: string) {
+  return (issue: v.BaseIssue<unknown>) =>
+    issue.input === undefined || issue.input === null ? "is required" : `must be ${what}, not ${describeValue(issue.input)}`;
+}
+
+// Value schemas: every message says what was expected and shows what came instead.
+const SNAKE_WORD = /^[a-z_]{1,30}$/;
+export const text = v.pipe(v.string(expected("text")), v.nonEmpty("must not be empty"));
+export const optionalText = v.nullish(v.string(expected("text or null")), null);
+export const date = v.pipe(v.string(expected("a date YYYY-MM-DD")), v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`));
+export const optionalDate = v.nullish(date, null);
+export const flag = v.nullish(v.boolean(expected("true or false")), false);
+export const uuid = v.pipe(v.string(expected("a UUID")), v.check(isUuid, (i) => `must be a UUID, not ${describeValue(i.input)}`), v.transform((s) => s.toLowerCase()));
+export const optionalUuid = v.nullish(uuid, null);
+/** Source-system ids are often numeric: an integer is read as its decimal text. */
+export const externalId = v.nullish(
+  v.pipe(v.union([v.string(), v.pipe(v.number(), v.safeInteger("must be text or a whole number"))], expected("text")), v.transform(String), v.nonEmpty("must not be empty")),
+  null,
+);
+export const snakeWord = (what: string) =>
+  v.pipe(v.string(expected(what)), v.regex(SNAKE_WORD, (i) => `must match ^[a-z_]{1,30}$ (${what}), not ${describeValue(i.input)}`));
+export const calendarKey = v.pipe(
+  v.string(expected("a calendar key like GB or GB-ENG")),
+  v.regex(CALENDAR_KEY_PATTERN, (i) => `must be a calendar key like GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$), not ${describeValue(i.input)}`),
+);
+export const instant = v.nullish(
+  v.pipe(
+    v.string(expected("an RFC 3339 date-time")),
+    v.check((s) => parseInstantCeil(s) !== null, (i) => `must be an RFC 3339 date-time with an offset, like 2026-03-01T09:30:00Z, not ${describeValue(i.input)}`),
+    v.transform((s) => parseInstantCeil(s)!),
+  ),
+  null,
+);
+export const halfPeriod = v.nullish(v.picklist(["am", "pm"], expected("am or pm")), null);
+export const days = v.nullish(
+  v.pipe(v.number(expected("a number")), v.check((n) => Number.isFinite(n) && n >= 0 && Number.isInteger(n * 2), "must be a multiple of 0.5, at least 0")),
+  null,
+);
+/** A missing key of an object schema is reported through the object's message: "is required". */
+export const RECORD = expected("an object of fields");
+
+/**
+ * Parses `input` with `schema`, adding every issue to `problems` under `field` (joined with
+ * the issue's path inside the value). Returns the output, or `null` when there were issues.
+ */
+export function parseField<S extends v.GenericSchema>(schema: S, input: unknown, field: string, problems: ImportProblem[]): v.InferOutput<S> | null {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  for (const issue of result.issues) {
+    const path = v.getDotPath(issue);
+    problems.push({ field: [field, path].filter(Boolean).join(".") || "row", problem: issue.message });
+  }
+  return null;
+}
+
+/** The allowed field closest to `name` when it is plausibly a typo of it (edit distance ≤ 2). */
+export function suggestField(name: string, allowed: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of allowed) {
+    const d = editDistance(name.toLowerCase(), candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

@@ -1,0 +1,240 @@
+/**
+ * One import record, validated and normalised into what the import writer stores
+ * (DECISIONS §11). A record is an object from JSON, or a CSV row already turned into an
+ * object of strings and nulls (`text: true`: booleans and numbers are then read from text).
+ *
+ * - Field names are the API's own. A field this kind does not have is refused, so a typo
+ *   never drops data silently; `updated_at` alone is accepted and ignored, so what the API
+ *   returned can be imported again.
+ * - Employees and bookings are keyed by `id` (any case, stored lower-case) or by
+ *   `external_id`, whose id is then derived (`derivedId`). Leave types are keyed by
+ *   `leave_type.id`, else by their name.
+ * - `deleted: true` soft-deletes: only what identifies the record is read; other fields of
+ *   the kind are allowed and ignored.
+ * - Normalised records are built with a fixed key order, so the store's content digest,
+ *   and with it "an identical re-import changes nothing", is stable.
+ */
+import * as v from "valibot";
+import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "./admin-store.ts";
+import { parseDate } from "./dates.ts";
+import { derivedId } from "./ids.ts";
+import { holidayRow } from "./import-holiday-records.ts";
+import { LEAVE_STATUSES, type LeaveTypeRecord } from "./records.ts";
+import { calendarKey, date, days, expected, externalId, flag, halfPeriod, instant, optionalDate } from "./import-fields.ts";
+import { optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField, text, type ImportProblem } from "./import-fields.ts";
+
+export type { ImportProblem } from "./import-fields.ts";
+export type ImportKind = "employees" | "leave" | "holidays";
+
+/** A booking before its employee is looked up: `days` is `null` when the file did not give it. */
+export type BookingDraft = Omit<LeaveBookingInput, "days"> & { days: number | null };
+
+export type ImportRow =
+  | { type: "employee"; employee: EmployeeInput }
+  | { type: "booking"; booking: BookingDraft; leaveType: LeaveTypeRecord; employeeExternalId: string | null }
+  | { type: "closure"; closure: ClosureDayInput }
+  /** `name` is `null` only on a deleted row. */
+  | { type: "public_holiday"; calendar: string; date: string; name: string | null; deleted: boolean }
+  | { type: "delete"; record: "employee" | "booking" | "closure"; id: string };
+
+export type NormaliseResult = { ok: true; row: ImportRow } | { ok: false; problems: ImportProblem[] };
+
+export interface NormaliseOptions {
+  organisationId: string;
+  /** The record is a CSV row: cells are text or null. */
+  text?: boolean;
+}
+
+const LEAVE_TYPE_COLUMNS = ["leave_type_id", "leave_type_name", "leave_type_category", "leave_type_is_paid"] as const;
+const FIELDS = {
+  employees: ["id", "external_id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar"],
+  leave: ["id", "external_id", "employee_id", "employee_external_id", "leave_type", "start_date", "end_date", "start_half_day", "start_half_period", "end_half_day", "end_half_period", "days", "status", "requested_at", "reviewed_at", "cancelled_at"],
+  holidays: ["type", "id", "date", "name", "calendar", "applies_to", "department", "location", "deducts_from_leave"],
+} as const;
+const ALWAYS_ALLOWED = ["deleted", "updated_at"];
+const BOOLEAN_FIELDS = new Set(["deleted", "start_half_day", "end_half_day", "deducts_from_leave", "leave_type_is_paid"]);
+const NUMBER_FIELDS = new Set(["days"]);
+
+const keyFields = { id: optionalUuid, external_id: externalId };
+
+const employeeFields = v.object({
+  ...keyFields,
+  first_name: optionalText,
+  last_name: optionalText,
+  preferred_name: optionalText,
+  job_title: optionalText,
+  department: optionalText,
+  status: snakeWord("a status like active or terminated"),
+  start_date: optionalDate,
+  leaving_date: optionalDate,
+  holiday_calendar: v.nullish(calendarKey, null),
+}, RECORD);
+
+const leaveTypeFields = v.object(
+  { id: optionalUuid, name: text, category: snakeWord("a category like annual"), is_paid: v.boolean(expected("true or false")) },
+  expected("an object {id, name, category, is_paid}"),
+);
+
+const bookingFields = v.object({
+  ...keyFields,
+  employee_id: optionalUuid,
+  employee_external_id: externalId,
+  leave_type: leaveTypeFields,
+  start_date: date,
+  end_date: date,
+  start_half_day: flag,
+  start_half_period: halfPeriod,
+  end_half_day: flag,
+  end_half_period: halfPeriod,
+  days,
+  status: v.picklist(LEAVE_STATUSES, expected(`one of ${LEAVE_STATUSES.join(", ")}`)),
+  requested_at: instant,
+  reviewed_at: instant,
+  cancelled_at: instant,
+}, RECORD);
+
+type Problems = ImportProblem[];
+
+/** Validates one record of `kind`; every problem is reported, not just the first. */
+export function normaliseImportRecord(kind: ImportKind, raw: unknown, options: NormaliseOptions): NormaliseResult {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { ok: false, problems: [{ field: "row", problem: "must be an object of fields" }] };
+  }
+  const problems: Problems = [];
+  let record = raw as Record<string, unknown>;
+  const allowed: readonly string[] = [...FIELDS[kind], ...ALWAYS_ALLOWED];
+  if (options.text) {
+    record = readTextCells(record);
+    const csvAllowed = kind === "leave" ? [...allowed.filter((f) => f !== "leave_type"), ...LEAVE_TYPE_COLUMNS] : allowed;
+    rejectUnknown(record, csvAllowed, "", problems);
+    if (kind === "leave") record = nestLeaveTypeColumns(record);
+  } else {
+    rejectUnknown(record, allowed, "", problems);
+    const leaveType = record.leave_type;
+    if (kind === "leave" && typeof leaveType === "object" && leaveType !== null && !Array.isArray(leaveType)) {
+      rejectUnknown(leaveType as Record<string, unknown>, ["id", "name", "category", "is_paid"], "leave_type.", problems);
+    }
+  }
+  const deleted = parseField(flag, record.deleted, "deleted", problems) ?? false;
+  const row =
+    kind === "employees" ? employeeRow(record, deleted, options, problems)
+    : kind === "leave" ? bookingRow(record, deleted, options, problems)
+    : holidayRow(record, deleted, options, problems);
+  if (problems.length > 0 || row === null) {
+    const rename = (field: string) => (options.text && field.startsWith("leave_type.") ? field.replace(".", "_") : field);
+    return { ok: false, problems: problems.map((p) => ({ field: rename(p.field), problem: p.problem })) };
+  }
+  return { ok: true, row };
+}
+
+/** CSV cells: `true`/`false` in any case for boolean fields, decimal text for number fields. */
+function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const cell = typeof value === "string" ? value.trim() : value;
+    if (BOOLEAN_FIELDS.has(key) && typeof cell === "string" && /^(true|false)$/i.test(cell)) out[key] = cell.toLowerCase() === "true";
+    else if (NUMBER_FIELDS.has(key) && typeof cell === "string" && /^-?\d+(\.\d+)?$/.test(cell)) out[key] = Number(cell);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unknown> {
+  const { leave_type_id, leave_type_name, leave_type_category, leave_type_is_paid, ...rest } = row;
+  return { ...rest, leave_type: { id: leave_type_id, name: leave_type_name, category: leave_type_category, is_paid: leave_type_is_paid } };
+}
+
+function rejectUnknown(record: Record<string, unknown>, allowed: readonly string[], prefix: string, problems: Problems): void {
+  for (const key of Object.keys(record)) {
+    if (allowed.includes(key)) continue;
+    const guess = suggestField(key, allowed);
+    const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
+    problems.push({ field: prefix + key, problem: `unknown field; ${hint}` });
+  }
+}
+
+/** The record's id: `id` when given, else derived from `external_id`. */
+function recordId(
+  key: { id: string | null; external_id: string | null },
+  organisationId: string,
+  kind: "employee" | "leave",
+  problems: Problems,
+): string | null {
+  if (key.id !== null) return key.id;
+  if (key.external_id !== null) return derivedId(organisationId, kind, key.external_id);
+  problems.push({ field: "id", problem: "id or external_id is required" });
+  return null;
+}
+
+function deleteRow(record: Record<string, unknown>, target: "employee" | "booking", options: NormaliseOptions, problems: Problems): ImportRow | null {
+  const key = parseField(v.object(keyFields, RECORD), { id: record.id, external_id: record.external_id }, "", problems);
+  const id = key && recordId(key, options.organisationId, target === "employee" ? "employee" : "leave", problems);
+  return id ? { type: "delete", record: target, id } : null;
+}
+
+function employeeRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {
+  if (deleted) return deleteRow(record, "employee", options, problems);
+  const e = parseField(employeeFields, record, "", problems);
+  const id = e && recordId(e, options.organisationId, "employee", problems);
+  if (!e || !id) return null;
+  const employee: EmployeeInput = {
+    id,
+    external_id: e.external_id,
+    first_name: e.first_name,
+    last_name: e.last_name,
+    preferred_name: e.preferred_name,
+    job_title: e.job_title,
+    department: e.department,
+    status: e.status,
+    start_date: e.start_date,
+    leaving_date: e.leaving_date,
+    holiday_calendar: e.holiday_calendar,
+  };
+  return { type: "employee", employee };
+}
+
+function bookingRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {
+  if (deleted) return deleteRow(record, "booking", options, problems);
+  const b = parseField(bookingFields, record, "", problems);
+  const id = b && recordId(b, options.organisationId, "leave", problems);
+  if (!b || !id) return null;
+  const before = problems.length;
+  if (parseDate(b.end_date)! < parseDate(b.start_date)!) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
+  checkHalfDay(b.start_half_day, b.start_half_period, "start", problems);
+  checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
+  let employeeId = b.employee_id;
+  if (employeeId === null && b.employee_external_id !== null) employeeId = derivedId(options.organisationId, "employee", b.employee_external_id);
+  if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
+  if (problems.length > before || employeeId === null) return null;
+  const t = b.leave_type;
+  const leaveType: LeaveTypeRecord = {
+    id: t.id ?? derivedId(options.organisationId, "leave_type", t.name),
+    name: t.name,
+    category: t.category,
+    is_paid: t.is_paid,
+  };
+  const booking: BookingDraft = {
+    id,
+    external_id: b.external_id,
+    employee_id: employeeId,
+    leave_type_id: leaveType.id,
+    start_date: b.start_date,
+    end_date: b.end_date,
+    start_half_day: b.start_half_day,
+    start_half_period: b.start_half_period,
+    end_half_day: b.end_half_day,
+    end_half_period: b.end_half_period,
+    days: b.days,
+    status: b.status,
+    requested_at: b.requested_at,
+    reviewed_at: b.reviewed_at,
+    cancelled_at: b.cancelled_at,
+  };
+  return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
+}
+
+/** A half-day period is `am`/`pm` exactly when its flag is true (DECISIONS §7). */
+function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
+  if (half && period === null) problems.push({ field: `${end}_half_period`, problem: `is required (am or pm) when ${end}_half_day is true` });
+  if (!half && period !== null) problems.push({ field: `${end}_half_period`, problem: `must be null when ${end}_half_day is not true` });
+}

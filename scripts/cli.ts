@@ -1,0 +1,109 @@
+#!/usr/bin/env bun
+/**
+ * The `leaveapi` executable (DECISIONS §10). Global options may stand anywhere on the
+ * line; each command parses its own. Exit 0 on success, 1 when a command fails, 2 on bad
+ * usage; errors go to stderr as one clear line each.
+ */
+import { CommandError, UsageError, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
+import { credentialsCommand } from "./commands/credentials.ts";
+import { demoCommand } from "./commands/demo.ts";
+import { importCommand } from "./commands/import.ts";
+import { migrateCommand } from "./commands/migrate.ts";
+import { orgCommand } from "./commands/org.ts";
+import { serveCommand } from "./commands/serve.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+const COMMANDS: Command[] = [serveCommand, migrateCommand, orgCommand, credentialsCommand, importCommand, demoCommand];
+
+const GLOBAL_HELP = `leaveapi ${packageJson.version}: a read-only, OAuth 2.0 protected API for employees, annual leave and holidays
+
+usage: leaveapi [global options] <command> [options]
+
+commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join("\n")}
+
+global options:
+  --db FILE             SQLite database file (env LEAVEAPI_DB; default ./leaveapi.sqlite)
+  --database-url URL    Postgres instead of SQLite (env DATABASE_URL)
+  --json                print one JSON document on stdout
+  --help, -h            help for leaveapi or for a command
+  --version             print the version
+
+Run 'leaveapi <command> --help' for a command's options.`;
+
+/** Takes the global options out of argv, wherever they stand; the rest is the command's. */
+function splitGlobal(argv: string[]): { global: GlobalOptions; rest: string[]; help: boolean; version: boolean } {
+  const global: GlobalOptions = { json: false };
+  const rest: string[] = [];
+  let help = false;
+  let version = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "") throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    } else if (flag === "--db") global.db = value();
+    else if (flag === "--database-url") global.databaseUrl = value();
+    else if (arg === "--json") global.json = true;
+    else if (arg === "--help" || arg === "-h") help = true;
+    else if (arg === "--version") version = true;
+    else rest.push(arg);
+  }
+  if (global.db !== undefined && global.databaseUrl !== undefined) throw new UsageError("give either --db or --database-url, not both");
+  return { global, rest, help, version };
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  try {
+    const { global, rest, help, version } = splitGlobal(argv);
+    if (version) {
+      io.out(global.json ? JSON.stringify({ version: packageJson.version }) : packageJson.version);
+      return 0;
+    }
+    const [name, ...args] = rest;
+    if (name === undefined) {
+      if (help) {
+        io.out(GLOBAL_HELP);
+        return 0;
+      }
+      throw new UsageError("no command given; run 'leaveapi --help' for the list");
+    }
+    const command = COMMANDS.find((c) => c.name === name);
+    if (!command) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
+    if (help) {
+      io.out(command.help);
+      return 0;
+    }
+    await command.run({ args, global, io });
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`leaveapi: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      io.err(`leaveapi: ${error.message}`);
+      return 1;
+    }
+    io.err(`leaveapi: unexpected failure: ${(error as Error)?.message ?? String(error)}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const io: Io = {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    errIsTty: Boolean(process.stderr.isTTY),
+    env: process.env,
+    stdin: () => Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>,
+  };
+  const code = await main(process.argv.slice(2), io);
+  process.exit(code);
+}

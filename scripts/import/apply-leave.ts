@@ -1,0 +1,54 @@
+/**
+ * Leave-booking rows of a leave import (DECISIONS §7, §11). Per batch: each booking's
+ * leave type must agree with every earlier row naming the same type id; its employee
+ * must exist, not deleted, in the organisation; a `days` the file left out is computed
+ * from the employee's calendar and department. Then, unless an error was recorded, the
+ * leave types first seen in the batch are upserted (a changed type bumps its bookings'
+ * `updated_at`) and the bookings are written.
+ */
+import type { LeaveBookingInput } from "../../lib/admin-store.ts";
+import type { LeaveTypeRecord } from "../../lib/records.ts";
+import { createDaysCounter } from "./days-off.ts";
+import { writeRuns, type ImportContext, type Op, type RowApplier } from "./import-context.ts";
+
+const sameLeaveType = (a: LeaveTypeRecord, b: LeaveTypeRecord) => a.name === b.name && a.category === b.category && a.is_paid === b.is_paid;
+const describeType = (t: LeaveTypeRecord) => `${JSON.stringify(t.name)}, category ${t.category}, ${t.is_paid ? "paid" : "unpaid"}`;
+
+export function createLeaveApplier(ctx: ImportContext): RowApplier {
+  const { writer, organisationId: org, now } = ctx;
+  const countDays = createDaysCounter(writer, org);
+  const leaveTypes = new Map<string, { type: LeaveTypeRecord; line: number; written: boolean }>();
+  return {
+    async applyBatch(rows) {
+      const bookings = rows.flatMap((r) => (r.row.type === "booking" ? [{ line: r.line, ...r.row }] : []));
+      const facts = await writer.employeeFacts(org, bookings.map((b) => b.booking.employee_id));
+      const ops: Op<LeaveBookingInput>[] = [];
+      for (const { line, row } of rows) {
+        if (row.type === "delete") ops.push({ delete: row.id });
+        if (row.type !== "booking") continue;
+        const { booking, leaveType } = row;
+        const seen = leaveTypes.get(leaveType.id);
+        if (!seen) leaveTypes.set(leaveType.id, { type: leaveType, line, written: false });
+        else if (!sameLeaveType(seen.type, leaveType)) {
+          ctx.fail(line, "leave_type", `${describeType(leaveType)} differs from the same leave type (id ${leaveType.id}) on line ${seen.line}: ${describeType(seen.type)}`);
+        }
+        const employee = facts.get(booking.employee_id);
+        if (!employee) {
+          const which = row.employeeExternalId !== null ? `external_id ${JSON.stringify(row.employeeExternalId)}` : `id ${booking.employee_id}`;
+          ctx.fail(line, "employee_id", `no employee with ${which} in this organisation (or it is deleted): import employees first`);
+          continue;
+        }
+        const days = booking.days ?? (await countDays(booking, employee));
+        ops.push({ upsert: { ...booking, days } });
+      }
+      if (ctx.failed()) return;
+      const newTypes = [...leaveTypes.values()].filter((t) => !t.written);
+      if (newTypes.length > 0) {
+        await writer.upsertLeaveTypes(org, newTypes.map((t) => t.type), now);
+        for (const t of newTypes) t.written = true;
+      }
+      await writeRuns(ops, (r) => writer.upsertLeaveBookings(org, r, now), (ids) => writer.deleteLeaveBookings(org, ids, now), ctx.counts);
+    },
+    async finish() {},
+  };
+}

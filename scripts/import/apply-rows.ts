@@ -1,0 +1,52 @@
+/**
+ * The appliers of the employees and holidays kinds (the leave kind has its own file):
+ * employees and company closure days are upserted or soft-deleted batch by batch; public
+ * holidays are gathered for the whole file and replace the organisation's set per
+ * (calendar, year) at the end, since a set is only known once every row of it was read.
+ */
+import type { ImportKind } from "../../lib/import-records.ts";
+import { createLeaveApplier } from "./apply-leave.ts";
+import { createPublicHolidayApplier } from "./apply-public-holidays.ts";
+import { writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";
+import type { ClosureDayInput, EmployeeInput } from "../../lib/admin-store.ts";
+
+export function createApplier(kind: ImportKind, ctx: ImportContext): RowApplier {
+  if (kind === "employees") return createEmployeeApplier(ctx);
+  if (kind === "leave") return createLeaveApplier(ctx);
+  return createHolidayApplier(ctx);
+}
+
+function createEmployeeApplier(ctx: ImportContext): RowApplier {
+  const { writer, organisationId: org, now } = ctx;
+  return {
+    async applyBatch(rows) {
+      if (ctx.failed()) return;
+      const ops: Op<EmployeeInput>[] = [];
+      for (const { row } of rows) {
+        if (row.type === "employee") ops.push({ upsert: row.employee });
+        else if (row.type === "delete") ops.push({ delete: row.id });
+      }
+      await writeRuns(ops, (r) => writer.upsertEmployees(org, r, now), (ids) => writer.deleteEmployees(org, ids, now), ctx.counts);
+    },
+    async finish() {},
+  };
+}
+
+function createHolidayApplier(ctx: ImportContext): RowApplier {
+  const { writer, organisationId: org, now } = ctx;
+  const publicHolidays = createPublicHolidayApplier(ctx);
+  return {
+    async applyBatch(rows: PendingRow[]) {
+      const ops: Op<ClosureDayInput>[] = [];
+      for (const pending of rows) {
+        const { row } = pending;
+        if (row.type === "public_holiday") publicHolidays.add(pending.line, row);
+        else if (row.type === "closure") ops.push({ upsert: row.closure });
+        else if (row.type === "delete") ops.push({ delete: row.id });
+      }
+      if (ctx.failed()) return;
+      await writeRuns(ops, (r) => writer.upsertClosureDays(org, r, now), (ids) => writer.deleteClosureDays(org, ids, now), ctx.counts);
+    },
+    finish: () => publicHolidays.finish(),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * What the per-kind appliers share while one import runs inside its transaction: the
+ * writer, the running counts, and how a row error is recorded. Once any error is
+ * recorded, appliers keep checking rows (every bad row is reported) but write nothing
+ * more, since the transaction will be rolled back anyway.
+ */
+import type { ImportWriter, WriteCounts } from "../../lib/admin-store.ts";
+import type { ImportRow } from "../../lib/import-records.ts";
+
+export interface PendingRow {
+  line: number;
+  row: ImportRow;
+}
+
+export interface ImportContext {
+  writer: ImportWriter;
+  organisationId: string;
+  now: number;
+  counts: WriteCounts;
+  fail: (line: number, field: string, problem: string) => void;
+  /** Whether any row error was recorded so far. */
+  failed: () => boolean;
+}
+
+/** Takes a batch of valid rows in file order; `finish` runs once after the last batch. */
+export interface RowApplier {
+  applyBatch(rows: PendingRow[]): Promise<void>;
+  finish(): Promise<void>;
+}
+
+export const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
+
+export function addCounts(total: WriteCounts, more: WriteCounts): void {
+  total.created += more.created;
+  total.updated += more.updated;
+  total.unchanged += more.unchanged;
+  total.deleted += more.deleted;
+}
+
+export type Op<T> = { upsert: T } | { delete: string };
+
+/**
+ * Writes upserts and deletes in runs of the same operation, in file order, so a record
+ * deleted and then imported again (or the reverse) ends as the file's last row says.
+ */
+export async function writeRuns<T>(
+  ops: Op<T>[],
+  upsert: (rows: T[]) => Promise<WriteCounts>,
+  remove: (ids: string[]) => Promise<WriteCounts>,
+  counts: WriteCounts,
+): Promise<void> {
+  let i = 0;
+  while (i < ops.length) {
+    const deleting = "delete" in ops[i]!;
+    let j = i;
+    while (j < ops.length && "delete" in ops[j]! === deleting) j++;
+    const run = ops.slice(i, j);
+    if (deleting) addCounts(counts, await remove(run.map((op) => ("delete" in op ? op.delete : ""))));
+    else addCounts(counts, await upsert(run.flatMap((op) => ("upsert" in op ? [op.upsert] : []))));
+    i = j;
+  }
+}

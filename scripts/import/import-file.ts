@@ -1,0 +1,143 @@
+/**
+ * `leaveapi import`: one file (or stdin) of one kind into one organisation, whole or not
+ * at all (DECISIONS §11).
+ *
+ * Records stream from the file and are validated one by one, then checked against the
+ * store and written in batches of BATCH_SIZE, all inside one transaction. Every invalid
+ * row is reported as `FILE:LINE: field: what is wrong` (reading goes on after the first
+ * error so that all are found); when there is any, the transaction is rolled back and
+ * nothing is written. A file that cannot be read as a whole gives one `FILE: problem`.
+ * Memory stays flat for JSONL, CSV and JSON arrays alike; what is held for the whole file
+ * is small: the leave types seen, public-holiday rows, and the error lines.
+ */
+import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
+import { normaliseImportRecord, type ImportKind } from "../../lib/import-records.ts";
+import { createApplier } from "./apply-rows.ts";
+import { noCounts, type ImportContext, type PendingRow } from "./import-context.ts";
+import { createProgressLine } from "./progress.ts";
+import { readCsv } from "./read-csv.ts";
+import { readJsonArray } from "./read-json-array.ts";
+import { readJsonl } from "./read-jsonl.ts";
+import { chooseFormat, FileProblem, openFile, sourceLabel, UnreadableRecord, type ImportFormat, type SourceRecord } from "./source.ts";
+
+export type { ImportKind } from "../../lib/import-records.ts";
+export type { ImportFormat } from "./source.ts";
+export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holidays"];
+
+/** On failure, `invalidRows` counts the rows with at least one error (file-level problems aside). */
+export type ImportOutcome = { ok: true; rows: number; counts: WriteCounts } | { ok: false; errors: string[]; invalidRows: number };
+
+export const BATCH_SIZE = 500;
+
+class ImportRejected extends Error {}
+
+export interface ImportRecordsOptions {
+  organisationId: string;
+  kind: ImportKind;
+  /** How errors name the source: the path as given, or `stdin`. */
+  label: string;
+  records: AsyncIterable<SourceRecord> | Iterable<SourceRecord>;
+  /** The records are CSV rows (cells are text): booleans and numbers are read from text. */
+  format?: ImportFormat;
+  now?: number;
+  onProgress?: (rows: number) => void;
+}
+
+/** Imports already-read records (each with its line); all or nothing. */
+export async function importRecords(store: AdminStore, options: ImportRecordsOptions): Promise<ImportOutcome> {
+  const { organisationId, kind, label } = options;
+  const now = options.now ?? Date.now();
+  const counts = noCounts();
+  const failures: { line: number; text: string }[] = [];
+  const invalidLines = new Set<number>();
+  let fileProblem: string | null = null;
+  let rows = 0;
+  const fail = (line: number, field: string, problem: string) => {
+    failures.push({ line, text: `${label}:${line}: ${field}: ${problem}` });
+    invalidLines.add(line);
+  };
+  try {
+    await store.runImport(async (writer) => {
+      const ctx: ImportContext = { writer, organisationId, now, counts, fail, failed: () => failures.length > 0 };
+      const applier = createApplier(kind, ctx);
+      let batch: PendingRow[] = [];
+      try {
+        for await (const { line, record } of options.records) {
+          rows++;
+          options.onProgress?.(rows);
+          if (record instanceof UnreadableRecord) {
+            fail(line, "row", record.problem);
+            continue;
+          }
+          const result = normaliseImportRecord(kind, record, { organisationId, text: options.format === "csv" });
+          if (!result.ok) {
+            for (const p of result.problems) fail(line, p.field, p.problem);
+            continue;
+          }
+          batch.push({ line, row: result.row });
+          if (batch.length >= BATCH_SIZE) {
+            await applier.applyBatch(batch);
+            batch = [];
+          }
+        }
+        await applier.applyBatch(batch);
+        await applier.finish();
+      } catch (error) {
+        if (!(error instanceof FileProblem)) throw error;
+        fileProblem = error.message;
+      }
+      // Throwing is what rolls the transaction back.
+      if (failures.length > 0 || fileProblem !== null) throw new ImportRejected();
+    });
+  } catch (error) {
+    if (!(error instanceof ImportRejected)) throw error;
+    const errors = failures.sort((a, b) => a.line - b.line).map((f) => f.text);
+    if (fileProblem !== null) errors.push(`${label}: ${fileProblem}`);
+    return { ok: false, errors, invalidRows: invalidLines.size };
+  }
+  return { ok: true, rows, counts };
+}
+
+export interface ImportFileOptions {
+  organisationId: string;
+  kind: ImportKind;
+  /** A path, or `-` for stdin. */
+  file: string;
+  /** Overrides the file extension; stdin is JSONL unless this says otherwise. */
+  format?: ImportFormat;
+  stdin?: () => AsyncIterable<Uint8Array>;
+  /** Receives the progress line's raw text (with `\r`); pass it only when stderr is a terminal. */
+  progress?: (text: string) => void;
+  now?: number;
+}
+
+/** Reads a file (or stdin) in its format and imports it; all or nothing. */
+export async function importFile(store: AdminStore, options: ImportFileOptions): Promise<ImportOutcome> {
+  const label = sourceLabel(options.file);
+  let format: ImportFormat;
+  let chunks: AsyncIterable<Uint8Array>;
+  try {
+    format = chooseFormat(options.file, options.format);
+    if (options.file !== "-") chunks = await openFile(options.file);
+    else if (options.stdin) chunks = options.stdin();
+    else throw new FileProblem("reading stdin is not available here");
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    return { ok: false, errors: [`${label}: ${error.message}`], invalidRows: 0 };
+  }
+  const read = format === "csv" ? readCsv : format === "json" ? readJsonArray : readJsonl;
+  const progress = options.progress ? createProgressLine(options.progress) : null;
+  try {
+    return await importRecords(store, {
+      organisationId: options.organisationId,
+      kind: options.kind,
+      label,
+      records: read(chunks),
+      format,
+      now: options.now,
+      onProgress: progress ? (rows) => progress.update(rows) : undefined,
+    });
+  } finally {
+    progress?.done();
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The progress line an import draws on a terminal: rows read and the rate, redrawn in
+ * place with `\r` at most a few times a second, and erased when the import ends. The
+ * caller passes a writer only when stderr is a terminal, so logs never get it.
+ */
+
+const REDRAW_MS = 200;
+const ERASE = "\r\x1b[K";
+
+export function createProgressLine(write: (text: string) => void, clock: () => number = () => performance.now()) {
+  const started = clock();
+  let lastDrawn = -Infinity;
+  let drawn = false;
+  return {
+    update(rows: number): void {
+      const t = clock();
+      if (t - lastDrawn < REDRAW_MS) return;
+      lastDrawn = t;
+      const seconds = (t - started) / 1000;
+      const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
+      write(`${ERASE}${rows.toLocaleString("en")} rows read (${rate.toLocaleString("en")} rows/s)`);
+      drawn = true;
+    },
+    done(): void {
+      if (drawn) write(ERASE);
+    },
+  };
+}

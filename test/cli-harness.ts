@@ -1,0 +1,86 @@
+/**
+ * Runs the real `leaveapi` command line in a child process, as an operator would:
+ * for command-line tests and end-to-end tests against `leaveapi serve`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+const CLI = [process.execPath, join(ROOT, "scripts/cli.ts")];
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A scratch directory removed by `dispose()`. */
+export function scratchDir(): { dir: string; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "leaveapi-test-"));
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function runCli(args: string[], options: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const proc = Bun.spawn([...CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", ...options.env },
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** Runs a command that must succeed with --json and returns its parsed output. */
+export async function runJson<T = Record<string, unknown>>(args: string[], options: Parameters<typeof runCli>[1] = {}): Promise<T> {
+  const result = await runCli([...args, "--json"], options);
+  if (result.code !== 0) throw new Error(`leaveapi ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  /** Everything the server wrote to stdout and stderr so far. */
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number>;
+}
+
+/** Starts `leaveapi serve --port 0` and resolves once it says where it listens. */
+export async function startServer(args: string[], options: { env?: Record<string, string> } = {}): Promise<RunningServer> {
+  const proc = Bun.spawn([...CLI, ...args, "serve", "--port", "0"], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", ...options.env },
+  });
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  const done = Promise.all([collect(proc.stdout), collect(proc.stderr)]);
+  const deadline = Date.now() + 20_000;
+  let baseUrl: string | undefined;
+  while (!baseUrl) {
+    baseUrl = /leaveapi serving (http:\/\/\S+)/.exec(text)?.[1];
+    if (baseUrl) break;
+    if (proc.exitCode !== null) throw new Error(`leaveapi serve exited ${proc.exitCode}: ${text}`);
+    if (Date.now() > deadline) {
+      proc.kill();
+      throw new Error(`leaveapi serve did not start: ${text}`);
+    }
+    await Bun.sleep(20);
+  }
+  return {
+    baseUrl,
+    output: () => text,
+    stop: async (signal = "SIGTERM") => {
+      proc.kill(signal);
+      const code = await proc.exited;
+      await done;
+      return code;
+    },
+  };
+}
