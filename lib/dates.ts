@@ -5,11 +5,15 @@
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Day number of a strict `YYYY-MM-DD` that names a real calendar date, else `null`. */
+/**
+ * Day number of a strict `YYYY-MM-DD` that names a real calendar date in years 0001–9999,
+ * else `null`. Year 0000 is refused: Postgres has no year zero and would fail the query.
+ */
 export function parseDate(text: string): number | null {
   const m = DATE_PATTERN.exec(text);
   if (!m) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1) return null;
   // setUTCFullYear, not Date.UTC, which maps years 0–99 onto 1900–1999.
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day);
@@ -25,8 +29,12 @@ export function formatDay(day: number): string {
   return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }
 
+export const EARLIEST_DATE = "0001-01-01";
+const EARLIEST_DAY = parseDate(EARLIEST_DATE)!;
+
+/** The date `days` later (or earlier), never before 0001-01-01. */
 export function addDays(date: string, days: number): string {
-  return formatDay(parseDate(date)! + days);
+  return formatDay(Math.max(EARLIEST_DAY, parseDate(date)! + days));
 }
 
 /** 0 = Sunday … 6 = Saturday. */

@@ -177,3 +177,14 @@ describe("cursors", () => {
     await expectError(await other.get(`${LEAVE}&limit=1&cursor=${leave}`), 400, "invalid_request", "cursor");
   });
 });
+
+describe("the edges of the calendar", () => {
+  test("year 0000 is not a date; 0001-01-01 and 9999-12-31 are, on every store", async () => {
+    const { get, organisationId, world } = await freshWorld();
+    await seed(world, organisationId, { employees: [employee({ start_date: null })] });
+    await expectError(await get("/v1/leave-requests?from=0000-12-31&to=0001-01-01"), 400, "invalid_request", "from");
+    expect((await get("/v1/leave-requests?from=0001-01-01&to=0001-12-31")).status).toBe(200);
+    expect((await get("/v1/leave-requests?from=9999-01-01&to=9999-12-31")).status).toBe(200);
+    expect((await get("/v1/holidays?from=0001-01-01&to=0001-12-31")).status).toBe(200);
+  });
+});

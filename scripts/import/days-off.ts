@@ -10,7 +10,7 @@ import type { EmployeeCalendarFacts, ImportWriter } from "../../lib/admin-store.
 import { closureAppliesTo, effectivePublicHolidays } from "../../lib/holidays.ts";
 import { countLeaveDays, type BookingSpan } from "../../lib/leave-days.ts";
 import type { ClosureDayRecord } from "../../lib/records.ts";
-import { yearOf } from "../../lib/dates.ts";
+import { EARLIEST_DATE, yearOf } from "../../lib/dates.ts";
 
 const CACHE_LIMIT = 1000;
 
@@ -34,7 +34,7 @@ export function createDaysCounter(writer: ImportWriter, organisationId: string) 
     const key = `${facts.holiday_calendar ?? ""}|${facts.department ?? ""}|${fromYear}|${toYear}`;
     const cached = daysOffSets.get(key);
     if (cached) return cached;
-    closures ??= await writer.listClosureDays(organisationId, "0000-01-01", "9999-12-31");
+    closures ??= await writer.listClosureDays(organisationId, EARLIEST_DATE, "9999-12-31");
     const set = new Set<string>();
     for (const c of closures) if (closureAppliesTo(c, facts.department)) set.add(c.date);
     if (facts.holiday_calendar !== null) {
