@@ -147,6 +147,8 @@ export function createHandler(options: HandlerOptions): Handler {
       if (urlCarriesCredentials(url)) {
         throw invalidRequest("Credentials and tokens must never be sent in the URL; use the Authorization header or the form body.");
       }
+      // One spelling per resource: a trailing slash is another, unknown path (never a redirect).
+      if (url.pathname.length > 1 && url.pathname.endsWith("/")) throw notFound();
       response = (await router.fetch(req, state)) as Response;
     } catch (error) {
       if (error instanceof ApiError) {

@@ -4,7 +4,8 @@
  * and the public /healthz and /v1/openapi.json.
  */
 import { describe, expect, test } from "bun:test";
-import { employee, seed } from "./support.ts";
+import { authorisedOrganisation, createWorld, employee, seed } from "./support.ts";
+import type { RequestLogEntry } from "../server/handler.ts";
 import { expectError, freshWorld } from "./data-fixtures.ts";
 
 const LEAVE = "/v1/leave-requests?from=2026-03-01&to=2026-03-31";
@@ -95,7 +96,7 @@ describe("paths and methods", () => {
 
   test("an unknown path is 404 not_found", async () => {
     const { get } = await freshWorld();
-    for (const path of ["/v1/employee", "/v2/employees", "/", "/v1/employees/6f1c9d0e-4b7a-4c1e-9a53-2f8e1d0c7b6a/leave", "/V1/employees"]) {
+    for (const path of ["/v1/employee", "/v2/employees", "/", "/v1/employees/", "/healthz/", "/v1/oauth/token/", "/v1/employees/6f1c9d0e-4b7a-4c1e-9a53-2f8e1d0c7b6a/leave", "/V1/employees"]) {
       await expectError(await get(path), 404, "not_found");
     }
   });
@@ -160,5 +161,22 @@ describe("public endpoints", () => {
     expectCommonHeaders(res);
     const doc = (await res.json()) as { openapi?: unknown };
     expect(String(doc.openapi)).toStartWith("3.1");
+  });
+});
+
+describe("failures", () => {
+  test("an unexpected error is a bare 500 server_error, logged with its request id and never shown", async () => {
+    const entries: RequestLogEntry[] = [];
+    const world = await createWorld({ log: (entry) => entries.push(entry) });
+    const { get } = await authorisedOrganisation(world);
+    world.store.listEmployees = () => Promise.reject(new Error("SQL near 'secret_table': syntax error"));
+    const res = await get("/v1/employees", { "X-Request-Id": "req-500" });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: "server_error", error_description: expect.any(String) });
+    expect(text).not.toContain("secret_table");
+    const entry = entries.find((e) => e.request_id === "req-500");
+    expect(entry).toMatchObject({ level: "error", status: 500, route: "/v1/employees" });
+    expect(entry?.error).toContain("secret_table");
   });
 });
