@@ -12,6 +12,8 @@ import type { Tables } from "./sql/tables.ts";
 
 export interface PostgresStoreOptions {
   connectionString: string;
+  /** A read replica for the data endpoints' reads; tokens, rate limits and admin stay on the primary. */
+  readConnectionString?: string;
   /** Connections in the pool (default 10). */
   poolSize?: number;
   /** Milliseconds before the server cancels a statement (default 10 000). */
@@ -67,23 +69,30 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
   }
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
-    types,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
-  });
-  // An idle client losing its connection must not crash the process; the next query reports it.
-  pool.on("error", () => {});
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const connect = (connectionString: string) => {
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      types,
+      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+    });
+    // An idle client losing its connection must not crash the process; the next query reports it.
+    pool.on("error", () => {});
+    return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  };
+  const db = connect(options.connectionString);
+  const readDb = options.readConnectionString === undefined ? undefined : connect(options.readConnectionString);
   return new SqlAdminStore({
     db,
     caps: POSTGRES,
     isUnavailable: isPostgresUnavailable,
     randomBytes: cryptoRandomBytes,
     schema: options.schema,
-    close: () => db.destroy(),
+    readDb,
+    close: async () => {
+      await Promise.all([db.destroy(), readDb?.destroy()]);
+    },
   });
 }

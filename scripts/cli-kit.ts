@@ -18,6 +18,7 @@ export class CommandError extends Error {
 export interface GlobalOptions {
   db?: string;
   databaseUrl?: string;
+  databaseReadUrl?: string;
   json: boolean;
 }
 

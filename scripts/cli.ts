@@ -25,6 +25,9 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join("\n")}
 global options:
   --db FILE             SQLite database file (env LEAVEAPI_DB; default ./leaveapi.sqlite)
   --database-url URL    Postgres instead of SQLite (env DATABASE_URL)
+  --database-read-url URL
+                        a Postgres read replica for the data endpoints' reads
+                        (env DATABASE_READ_URL); tokens and limits stay on the primary
   --json                print one JSON document on stdout
   --help, -h            help for leaveapi or for a command
   --version             print the version
@@ -50,6 +53,7 @@ function splitGlobal(argv: string[]): { global: GlobalOptions; rest: string[]; h
       break;
     } else if (flag === "--db") global.db = value();
     else if (flag === "--database-url") global.databaseUrl = value();
+    else if (flag === "--database-read-url") global.databaseReadUrl = value();
     else if (arg === "--json") global.json = true;
     else if (arg === "--help" || arg === "-h") help = true;
     else if (arg === "--version") version = true;

@@ -7,7 +7,7 @@ import { openPostgresStore } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
-import { CommandError, type GlobalOptions } from "./cli-kit.ts";
+import { CommandError, UsageError, type GlobalOptions } from "./cli-kit.ts";
 
 export const DEFAULT_SQLITE_FILE = "./leaveapi.sqlite";
 
@@ -28,8 +28,16 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
+function positiveInteger(env: Record<string, string | undefined>, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === "") return undefined;
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new UsageError(`${name} must be a whole number above 0; got '${text}'`);
+  return Number(text);
+}
+
 export function locateStore(global: GlobalOptions, env: Record<string, string | undefined>): StoreLocation {
   const databaseUrl = global.databaseUrl ?? (global.db === undefined ? env.DATABASE_URL : undefined);
+  const readUrl = global.databaseReadUrl ?? env.DATABASE_READ_URL;
   if (databaseUrl) {
     return {
       kind: "postgres",
@@ -37,11 +45,13 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
       open: () =>
         openPostgresStore({
           connectionString: databaseUrl,
-          poolSize: env.LEAVEAPI_PG_POOL_SIZE ? Number(env.LEAVEAPI_PG_POOL_SIZE) : undefined,
-          statementTimeoutMs: env.LEAVEAPI_PG_STATEMENT_TIMEOUT_MS ? Number(env.LEAVEAPI_PG_STATEMENT_TIMEOUT_MS) : undefined,
+          readConnectionString: readUrl || undefined,
+          poolSize: positiveInteger(env, "LEAVEAPI_PG_POOL_SIZE"),
+          statementTimeoutMs: positiveInteger(env, "LEAVEAPI_PG_STATEMENT_TIMEOUT_MS"),
         }),
     };
   }
+  if (global.databaseReadUrl !== undefined) throw new UsageError("--database-read-url needs --database-url (a replica of a Postgres primary)");
   const file = global.db ?? env.LEAVEAPI_DB ?? DEFAULT_SQLITE_FILE;
   return { kind: "sqlite", label: file, open: () => openSqliteStore({ filename: file }) };
 }

@@ -22,6 +22,12 @@ import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapp
 
 export interface SqlStoreOptions {
   db: Kysely<Tables>;
+  /**
+   * Where the data endpoints read employees, leave and holidays: a read replica. Tokens,
+   * clients, rate limits and the cursor key always use `db`, the primary, because they
+   * must be fresh. Default: `db`.
+   */
+  readDb?: Kysely<Tables>;
   caps: SqlCapabilities;
   /** Whether an error means the database cannot be reached (answered as 503, not 500). */
   isUnavailable: (error: unknown) => boolean;
@@ -100,6 +106,8 @@ export function listImportedPublicHolidaysQuery(
 
 export class SqlStore implements Store {
   protected readonly db: Kysely<Tables>;
+  /** The data reads' connection: the replica when there is one, else the primary. */
+  protected readonly reader: Kysely<Tables>;
   protected readonly caps: SqlCapabilities;
   protected readonly options: SqlStoreOptions;
   private key: Uint8Array | undefined;
@@ -108,6 +116,7 @@ export class SqlStore implements Store {
   constructor(options: SqlStoreOptions) {
     this.options = options;
     this.db = options.db;
+    this.reader = options.readDb ?? options.db;
     this.caps = options.caps;
   }
 
@@ -269,7 +278,7 @@ export class SqlStore implements Store {
 
   listEmployees(q: EmployeePageQuery): Promise<EmployeeRecord[]> {
     return this.guard(async () => {
-      let query = this.db
+      let query = this.reader
         .selectFrom("employees")
         .select(EMPLOYEE_COLUMNS)
         .where("organisation_id", "=", q.organisationId)
@@ -287,7 +296,7 @@ export class SqlStore implements Store {
 
   findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null> {
     return this.guard(async () => {
-      const row = await this.db
+      const row = await this.reader
         .selectFrom("employees")
         .select(EMPLOYEE_COLUMNS)
         .where("organisation_id", "=", organisationId)
@@ -300,7 +309,7 @@ export class SqlStore implements Store {
 
   listOverlappingLeave(q: LeavePageQuery): Promise<LeaveBookingRecord[]> {
     return this.guard(async () => {
-      const span = await this.db
+      const span = await this.reader
         .selectFrom("leave_spans")
         .select("max_span_days")
         .where("organisation_id", "=", q.organisationId)
@@ -308,7 +317,7 @@ export class SqlStore implements Store {
       // A booking that overlaps [from, to] starts no earlier than `from` minus the longest
       // booking ever stored, so the index scan is bounded below as well as above.
       const earliestStart = addDays(q.from, -(span?.max_span_days ?? 0));
-      let query = this.db
+      let query = this.reader
         .selectFrom("leave_bookings as b")
         .innerJoin("leave_types as t", (j) =>
           j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"),
@@ -356,12 +365,12 @@ export class SqlStore implements Store {
   }
 
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]> {
-    return this.guard(() => listClosureDaysQuery(this.db, organisationId, from, to));
+    return this.guard(() => listClosureDaysQuery(this.reader, organisationId, from, to));
   }
 
   observedCalendars(organisationId: string, from: string, to: string): Promise<string[]> {
     return this.guard(async () => {
-      const rows = await this.db
+      const rows = await this.reader
         .selectFrom("employees")
         .select("holiday_calendar")
         .distinct()
@@ -382,12 +391,14 @@ export class SqlStore implements Store {
     fromYear: number,
     toYear: number,
   ): Promise<ImportedPublicHoliday[]> {
-    return this.guard(() => listImportedPublicHolidaysQuery(this.db, organisationId, calendars, fromYear, toYear));
+    return this.guard(() => listImportedPublicHolidaysQuery(this.reader, organisationId, calendars, fromYear, toYear));
   }
 
+  /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */
   ping(): Promise<void> {
     return this.guard(async () => {
       await sql`select 1`.execute(this.db);
+      if (this.reader !== this.db) await sql`select 1`.execute(this.reader);
     });
   }
 
