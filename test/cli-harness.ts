@@ -7,7 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
-const CLI = [process.execPath, join(ROOT, "scripts/cli.ts")];
+/**
+ * The command under test: the source through Bun, or a built binary when LEAVEAPI_BIN
+ * names one (`LEAVEAPI_BIN=dist/leaveapi bun test` runs the command-line and end-to-end
+ * suites against the single executable).
+ */
+const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [process.execPath, join(ROOT, "scripts/cli.ts")];
 
 export interface CliResult {
   code: number;

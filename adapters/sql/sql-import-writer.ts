@@ -1,0 +1,310 @@
+/**
+ * The import writer of the SQL store: every write of one import, inside one transaction.
+ * Upserts read the stored digests first and write only new or changed rows, so an
+ * identical re-import leaves every `updated_at` where it was (DECISIONS §6).
+ */
+import { sql, type Kysely } from "kysely";
+import { sha256Hex } from "../../lib/digest.ts";
+import { parseDate } from "../../lib/dates.ts";
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
+import type { LeaveTypeRecord } from "../../lib/records.ts";
+import { bool } from "./row-mapping.ts";
+import { listClosureDaysQuery, listImportedPublicHolidaysQuery } from "./sql-store.ts";
+import type { Tables } from "./tables.ts";
+
+const BATCH = 400;
+
+const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
+
+function chunks<T>(items: T[], size = BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Later rows with the same id win, as they would if written one by one. */
+function lastById<T extends { id: string }>(rows: T[]): T[] {
+  return [...new Map(rows.map((r) => [r.id, r])).values()];
+}
+
+type Digested = "employees" | "leave_bookings" | "closure_days";
+
+/**
+ * A digest of what a client can see of a record, over its fields in sorted order (so the
+ * order an input was built in does not matter). `external_id` is left out: the API never
+ * shows it, so it must not move `updated_at`, and an import that omits it keeps the
+ * stored one.
+ */
+function contentDigest(row: object): string {
+  const entries = Object.entries(row)
+    .filter(([key]) => key !== "external_id")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256Hex(JSON.stringify(entries));
+}
+
+export class SqlImportWriter implements ImportWriter {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly boolValue: (b: boolean) => boolean | number,
+  ) {}
+
+  /** Splits rows into new, changed and unchanged by their stored digest. */
+  private async classify<T extends { id: string; digest: string }>(table: Digested, organisationId: string, rows: T[]) {
+    const stored = new Map<string, { digest: string; deleted: boolean }>();
+    if (rows.length > 0) {
+      const found = await this.db
+        .selectFrom(table)
+        .select(["id", "content_digest", "deleted_at"])
+        .where("organisation_id", "=", organisationId)
+        .where("id", "in", rows.map((r) => r.id))
+        .execute();
+      for (const f of found) stored.set(f.id, { digest: f.content_digest, deleted: f.deleted_at !== null });
+    }
+    const created: T[] = [];
+    const changed: T[] = [];
+    for (const row of rows) {
+      const s = stored.get(row.id);
+      if (!s) created.push(row);
+      else if (s.deleted || s.digest !== row.digest) changed.push(row);
+    }
+    return { created, changed, unchanged: rows.length - created.length - changed.length };
+  }
+
+  /**
+   * Writes the new and changed rows (by content digest) and counts all of them; `columns`
+   * gives a row's table columns, id included, without the bookkeeping ones. Returns the
+   * rows written. Later rows with the same id win.
+   */
+  private async writeChanged<T extends { id: string }>(
+    table: Digested,
+    organisationId: string,
+    rows: T[],
+    now: number,
+    columns: (row: T) => Record<string, unknown>,
+  ): Promise<{ counts: WriteCounts; written: T[] }> {
+    const counts = noCounts();
+    const written: T[] = [];
+    for (const batch of chunks(lastById(rows))) {
+      const digested = batch.map((r) => ({ row: r, id: r.id, digest: contentDigest(r) }));
+      const { created, changed, unchanged } = await this.classify(table, organisationId, digested);
+      counts.created += created.length;
+      counts.updated += changed.length;
+      counts.unchanged += unchanged;
+      const writes = [...created, ...changed];
+      if (writes.length === 0) continue;
+      written.push(...writes.map((w) => w.row));
+      const values = writes.map((w) => ({
+        organisation_id: organisationId,
+        ...columns(w.row),
+        content_digest: w.digest,
+        updated_at: now,
+        deleted_at: null,
+      }));
+      const updated = Object.keys(values[0]!).filter((c) => c !== "organisation_id" && c !== "id");
+      // The source system's id is never shown, so an import that omits it keeps the stored one.
+      const set = Object.fromEntries(
+        updated.map((c) => [c, c === "external_id" ? sql`coalesce(excluded.external_id, ${sql.ref(`${table}.external_id`)})` : sql.ref(`excluded.${c}`)]),
+      );
+      await this.db
+        .insertInto(table)
+        .values(values as never)
+        .onConflict((oc) => oc.columns(["organisation_id", "id"]).doUpdateSet(set as never))
+        .execute();
+    }
+    return { counts, written };
+  }
+
+  async upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts> {
+    const { counts } = await this.writeChanged("employees", organisationId, rows, now, (r) => ({
+      id: r.id,
+      external_id: r.external_id,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      preferred_name: r.preferred_name,
+      job_title: r.job_title,
+      department: r.department,
+      status: r.status,
+      start_date: r.start_date,
+      leaving_date: r.leaving_date,
+      holiday_calendar: r.holiday_calendar,
+    }));
+    return counts;
+  }
+
+  private async softDelete(table: Digested, organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+    const counts = noCounts();
+    for (const batch of chunks([...new Set(ids)])) {
+      const result = await this.db
+        .updateTable(table)
+        .set({ deleted_at: now, updated_at: now })
+        .where("organisation_id", "=", organisationId)
+        .where("id", "in", batch)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+      const n = Number(result.numUpdatedRows);
+      counts.deleted += n;
+      counts.unchanged += batch.length - n;
+    }
+    return counts;
+  }
+
+  deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+    return this.softDelete("employees", organisationId, ids, now);
+  }
+
+  async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {
+    const facts = new Map<string, EmployeeCalendarFacts>();
+    for (const batch of chunks([...new Set(ids)])) {
+      const rows = await this.db
+        .selectFrom("employees")
+        .select(["id", "department", "holiday_calendar"])
+        .where("organisation_id", "=", organisationId)
+        .where("id", "in", batch)
+        .where("deleted_at", "is", null)
+        .execute();
+      for (const r of rows) facts.set(r.id, { department: r.department, holiday_calendar: r.holiday_calendar });
+    }
+    return facts;
+  }
+
+  async upsertLeaveTypes(organisationId: string, types: LeaveTypeRecord[], now: number): Promise<WriteCounts> {
+    const counts = noCounts();
+    for (const t of lastById(types)) {
+      const stored = await this.db
+        .selectFrom("leave_types")
+        .select(["name", "category", "is_paid"])
+        .where("organisation_id", "=", organisationId)
+        .where("id", "=", t.id)
+        .executeTakeFirst();
+      if (stored && stored.name === t.name && stored.category === t.category && bool(stored.is_paid) === t.is_paid) {
+        counts.unchanged++;
+        continue;
+      }
+      if (stored) {
+        counts.updated++;
+        await this.db
+          .updateTable("leave_types")
+          .set({ name: t.name, category: t.category, is_paid: this.boolValue(t.is_paid), updated_at: now })
+          .where("organisation_id", "=", organisationId)
+          .where("id", "=", t.id)
+          .execute();
+        // Bookings embed their leave type, so what a client sees of them changed too (DECISIONS §6).
+        await this.db
+          .updateTable("leave_bookings")
+          .set({ updated_at: now })
+          .where("organisation_id", "=", organisationId)
+          .where("leave_type_id", "=", t.id)
+          .execute();
+      } else {
+        counts.created++;
+        await this.db
+          .insertInto("leave_types")
+          .values({
+            organisation_id: organisationId,
+            id: t.id,
+            name: t.name,
+            category: t.category,
+            is_paid: this.boolValue(t.is_paid),
+            updated_at: now,
+          })
+          .execute();
+      }
+    }
+    return counts;
+  }
+
+  async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], now: number): Promise<WriteCounts> {
+    const { counts, written } = await this.writeChanged("leave_bookings", organisationId, rows, now, (r) => ({
+      id: r.id,
+      external_id: r.external_id,
+      employee_id: r.employee_id,
+      leave_type_id: r.leave_type_id,
+      start_date: r.start_date,
+      end_date: r.end_date,
+      start_half_day: this.boolValue(r.start_half_day),
+      start_half_period: r.start_half_period,
+      end_half_day: this.boolValue(r.end_half_day),
+      end_half_period: r.end_half_period,
+      days: r.days,
+      status: r.status,
+      requested_at: r.requested_at,
+      reviewed_at: r.reviewed_at,
+      cancelled_at: r.cancelled_at,
+    }));
+    let longest = 0;
+    for (const r of written) longest = Math.max(longest, parseDate(r.end_date)! - parseDate(r.start_date)!);
+    if (longest > 0) await this.widenLeaveSpan(organisationId, longest);
+    return counts;
+  }
+
+  /** Keeps the longest booking span, which bounds the overlap scan from below. It only grows. */
+  private async widenLeaveSpan(organisationId: string, days: number): Promise<void> {
+    await this.db
+      .insertInto("leave_spans")
+      .values({ organisation_id: organisationId, max_span_days: days })
+      .onConflict((oc) =>
+        oc
+          .column("organisation_id")
+          .doUpdateSet({ max_span_days: days })
+          .where("leave_spans.max_span_days", "<", days),
+      )
+      .execute();
+  }
+
+  deleteLeaveBookings(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+    return this.softDelete("leave_bookings", organisationId, ids, now);
+  }
+
+  async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts> {
+    const { counts } = await this.writeChanged("closure_days", organisationId, rows, now, (r) => ({
+      id: r.id,
+      date: r.date,
+      name: r.name,
+      applies_to: r.applies_to,
+      department: r.department,
+      location: r.location,
+      deducts_from_leave: this.boolValue(r.deducts_from_leave),
+    }));
+    return counts;
+  }
+
+  deleteClosureDays(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+    return this.softDelete("closure_days", organisationId, ids, now);
+  }
+
+  async replacePublicHolidays(
+    organisationId: string,
+    calendar: string,
+    year: number,
+    rows: { date: string; name: string }[],
+  ): Promise<void> {
+    await this.db
+      .deleteFrom("public_holidays")
+      .where("organisation_id", "=", organisationId)
+      .where("calendar", "=", calendar)
+      .where("year", "=", year)
+      .execute();
+    for (const batch of chunks(rows)) {
+      await this.db
+        .insertInto("public_holidays")
+        .values(batch.map((r) => ({ organisation_id: organisationId, calendar, year, date: r.date, name: r.name })))
+        .execute();
+    }
+  }
+
+  listClosureDays(organisationId: string, from: string, to: string) {
+    return listClosureDaysQuery(this.db, organisationId, from, to);
+  }
+
+  listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number) {
+    return listImportedPublicHolidaysQuery(this.db, organisationId, calendars, fromYear, toYear);
+  }
+}
+
