@@ -60,7 +60,7 @@ export function isPostgresUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   if (typeof e?.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
   const message = typeof e?.message === "string" ? e.message : "";
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/i.test(
     message,
   );
 }
@@ -69,12 +69,17 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
   }
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const connect = (connectionString: string) => {
     const pool = new pg.Pool({
       connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      statement_timeout: statementTimeoutMs,
+      // The server cancels a slow statement itself; no answer a second after that means
+      // the link went silent (a partition drops packets, it sends no reset), and without
+      // this the request would wait for ever.
+      query_timeout: statementTimeoutMs + 1000,
       types,
       ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
     });

@@ -5,6 +5,8 @@
  * usage; errors go to stderr as one clear line each.
  */
 import { CommandError, UsageError, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
+import { backupCommand } from "./commands/backup.ts";
+import { checkCommand } from "./commands/check.ts";
 import { credentialsCommand } from "./commands/credentials.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { importCommand } from "./commands/import.ts";
@@ -13,7 +15,7 @@ import { orgCommand } from "./commands/org.ts";
 import { serveCommand } from "./commands/serve.ts";
 import packageJson from "../package.json" with { type: "json" };
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, orgCommand, credentialsCommand, importCommand, demoCommand];
+const COMMANDS: Command[] = [serveCommand, migrateCommand, orgCommand, credentialsCommand, importCommand, demoCommand, backupCommand, checkCommand];
 
 const GLOBAL_HELP = `leaveapi ${packageJson.version}: a read-only, OAuth 2.0 protected API for employees, annual leave and holidays
 

@@ -1,0 +1,137 @@
+/**
+ * `leaveapi check`: is the database sound? On SQLite, `PRAGMA integrity_check` and
+ * `PRAGMA foreign_key_check`; on both stores, that the schema is at the latest migration
+ * this binary carries. It never creates, migrates or repairs anything: a check that
+ * changed what it checks would prove nothing.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { Kysely, Migrator, PostgresDialect } from "kysely";
+import { BunSqliteDialect } from "kysely-bun-sqlite";
+import pg from "pg";
+import { POSTGRES, SQLITE, type SqlCapabilities } from "../../adapters/sql/capabilities.ts";
+import { schemaMigrations } from "../../adapters/sql/migrations.ts";
+import type { Tables } from "../../adapters/sql/tables.ts";
+import { CommandError, parseCommandArgs, report, type Command } from "../cli-kit.ts";
+import { locateStore } from "../open-store.ts";
+
+const USAGE = "leaveapi check";
+
+/** A long list helps nobody: the first problems say what is wrong, the count says how much. */
+const MAX_LISTED = 100;
+
+/** Opens an existing SQLite file read-write (never creating it); a missing file is a CommandError. */
+export function openExistingSqlite(file: string): Database {
+  if (!existsSync(file)) throw new CommandError(`no SQLite database at ${file}`);
+  try {
+    const db = new Database(file, { readwrite: true, create: false, strict: true });
+    // The server may be writing: wait for its lock rather than fail at once.
+    db.exec("PRAGMA busy_timeout = 5000");
+    return db;
+  } catch (error) {
+    throw new CommandError(`cannot open the SQLite database ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The problems `integrity_check` and `foreign_key_check` report; empty when the file is sound. */
+export function sqliteProblems(db: Database): string[] {
+  try {
+    const integrity = db
+      .query<{ integrity_check: string }, []>(`PRAGMA integrity_check(${MAX_LISTED})`)
+      .all()
+      .flatMap((r) => r.integrity_check.split("\n"));
+    if (!(integrity.length === 1 && integrity[0] === "ok")) {
+      // SQLite heads its report with "*** in database main ***": noise for a one-database check.
+      return integrity.filter((line) => !/^\*\*\* in database /.test(line)).map((line) => `integrity: ${line}`);
+    }
+    const orphans = db.query<{ table: string; rowid: number | null; parent: string }, []>("PRAGMA foreign_key_check").all();
+    const listed = orphans.slice(0, MAX_LISTED).map((r) => `foreign key: ${r.table} row ${r.rowid ?? "?"} refers to a ${r.parent} row that does not exist`);
+    if (orphans.length > MAX_LISTED) listed.push(`foreign key: … and ${orphans.length - MAX_LISTED} more rows like these`);
+    return listed;
+  } catch (error) {
+    // A damaged header or schema page makes the pragmas themselves fail (SQLITE_CORRUPT, SQLITE_NOTADB).
+    return [`the database cannot be read: ${(error as Error).message}`];
+  }
+}
+
+/** Names of the migrations this binary carries that the database has not run. Reads only. */
+async function pendingMigrations(db: Kysely<Tables>, caps: SqlCapabilities): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => schemaMigrations(caps) } });
+  return (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+function migrationProblems(pending: string[]): string[] {
+  if (pending.length === 0) return [];
+  return [`schema: ${pending.length} migration(s) not yet applied (${pending.join(", ")}); run 'leaveapi migrate' or restart the server`];
+}
+
+async function checkSqlite(file: string): Promise<string[]> {
+  let database: Database;
+  try {
+    database = openExistingSqlite(file);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  const kysely = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database }) });
+  try {
+    const problems = sqliteProblems(database);
+    if (problems.length > 0) return problems;
+    return migrationProblems(await pendingMigrations(kysely, SQLITE));
+  } catch (error) {
+    return [`the database cannot be read: ${(error as Error).message}`];
+  } finally {
+    await kysely.destroy();
+  }
+}
+
+async function checkPostgres(connectionString: string): Promise<string[]> {
+  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 5000 });
+  pool.on("error", () => {});
+  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    return migrationProblems(await pendingMigrations(kysely, POSTGRES));
+  } catch (error) {
+    return [`cannot query the database: ${(error as Error).message}`];
+  } finally {
+    await kysely.destroy();
+  }
+}
+
+export const checkCommand: Command = {
+  name: "check",
+  summary: "check the database: integrity, foreign keys, schema version",
+  usage: USAGE,
+  help: `usage: ${USAGE}
+
+Checks the database the global options name, without changing it; safe while the
+server runs.
+
+  SQLite     PRAGMA integrity_check, PRAGMA foreign_key_check, and that the schema is
+             at the latest migration
+  Postgres   that the database answers and that the schema is at the latest migration
+
+Prints "ok" and exits 0 when all is well; otherwise lists each problem on stderr and
+exits 1. With --json: {"database", "ok", "problems": [...]} on stdout either way.
+A damaged SQLite file is best replaced by the latest good backup ('leaveapi backup').`,
+  async run(ctx) {
+    parseCommandArgs(ctx.args, {}, USAGE);
+    const location = locateStore(ctx.global, ctx.io.env);
+    const problems =
+      location.kind === "sqlite" ? await checkSqlite(location.label) : await checkPostgres(postgresUrl(ctx.global.databaseUrl, ctx.io.env));
+    const ok = problems.length === 0;
+    if (ctx.global.json) report(ctx, { database: location.label, ok, problems }, () => "");
+    if (ok) {
+      if (!ctx.global.json) ctx.io.out(`ok: ${location.label} (${location.kind === "sqlite" ? "integrity, foreign keys, schema" : "connection, schema"})`);
+      return;
+    }
+    if (!ctx.global.json) for (const problem of problems) ctx.io.err(problem);
+    throw new CommandError(`${problems.length === 1 ? "1 problem" : `${problems.length} problems`} in ${location.kind} database ${location.label}`);
+  },
+};
+
+/** The Postgres URL locateStore chose (it keeps only a password-free label). */
+function postgresUrl(flag: string | undefined, env: Record<string, string | undefined>): string {
+  const url = flag ?? env.DATABASE_URL;
+  if (!url) throw new CommandError("no Postgres URL given");
+  return url;
+}
