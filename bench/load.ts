@@ -52,3 +52,4 @@ console.log(
     errors,
   }),
 );
+export {};

@@ -86,7 +86,8 @@ export interface Store {
 
   /**
    * The grant behind a token digest, or `null` when the token is unknown, its client is
-   * revoked or its organisation's API access is off. Expiry is the caller's to check.
+   * revoked or its organisation's API access is off. Expiry is the caller's to check;
+   * a store may forget tokens that expired long ago (they answer `null` then).
    */
   findToken(digest: string): Promise<AccessTokenGrant | null>;
 

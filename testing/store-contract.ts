@@ -1,0 +1,410 @@
+/**
+ * The Store contract, written once: every promise `lib/store.ts` documents, checked against
+ * any implementation. Each store's test file is a few lines that call `runStoreContract`;
+ * a host application proves its own Store the same way. The test framework is passed in
+ * (bun:test, vitest or jest) and only common jest-style matchers are used.
+ */
+import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
+import type { ClientCredentials, EmployeePageQuery, LeavePageQuery, RateDecision, Store } from "../lib/store.ts";
+import { QUERY_RANGE, STANDARD_IDS, T0, U, standardFixture, type ContractFixture } from "./contract-fixture.ts";
+
+export interface ContractMatchers {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toBeNull(): void;
+  toBeTruthy(): void;
+  toHaveLength(length: number): void;
+  toBeGreaterThan(n: number): void;
+  toBeGreaterThanOrEqual(n: number): void;
+  toBeLessThan(n: number): void;
+  toBeLessThanOrEqual(n: number): void;
+  toContain(item: unknown): void;
+  toMatchObject(subset: object): void;
+}
+
+/** What the contract needs from a test framework: its `describe`, `test` and `expect`. */
+export interface ContractFramework {
+  describe: (name: string, body: () => void) => void;
+  test: (name: string, body: () => Promise<void>) => void;
+  expect: (actual: unknown) => ContractMatchers;
+}
+
+export interface StoreUnderTest {
+  store: Store;
+  /** Closes the store and frees whatever `create` made for it. */
+  dispose: () => Promise<void>;
+}
+
+export interface StoreContractOptions {
+  /** Names the describe block, e.g. "SQLite in memory". */
+  name: string;
+  /** A store that holds exactly the fixture's data and nothing else; called once per test. */
+  create: (fixture: ContractFixture) => Promise<StoreUnderTest>;
+}
+
+const I = STANDARD_IDS;
+const E = I.employees;
+const B = I.bookings;
+const ZERO_ID = "00000000-0000-4000-8000-000000000000";
+/** Live employees of the first organisation in (updated_at, id) order. */
+const EMPLOYEE_ORDER = [E.ada, E.cy, E.di, E.bo, E.ed, E.fay, E.gus, E.hal];
+/** Annual bookings overlapping QUERY_RANGE in (start_date, id) order. */
+const LEAVE_ORDER = [B.long, B.endsOnFrom, B.sameStart, B.inside, B.halfDay, B.endHalf, B.startsOnTo];
+
+const idsOf = (records: { id: string }[]) => records.map((r) => r.id);
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function expectedEmployee(fixture: ContractFixture, id: string): EmployeeRecord {
+  const { organisation_id: _o, deleted: _d, ...record } = fixture.employees.find((e) => e.id === id)!;
+  return record;
+}
+
+function expectedBooking(fixture: ContractFixture, id: string): LeaveBookingRecord {
+  const { organisation_id: _o, deleted: _d, leave_type_id, ...record } = fixture.bookings.find((b) => b.id === id)!;
+  const { organisation_id: _t, ...leave_type } = fixture.leaveTypes.find((t) => t.id === leave_type_id)!;
+  return { ...record, leave_type };
+}
+
+function expectedClosure(fixture: ContractFixture, id: string): ClosureDayRecord {
+  const { organisation_id: _o, deleted: _d, id: _i, updated_at: _u, ...record } = fixture.closureDays.find((c) => c.id === id)!;
+  return record;
+}
+
+const byDateAndName = (records: ClosureDayRecord[]) =>
+  [...records].sort((a, b) => compare(a.date, b.date) || compare(a.name, b.name));
+
+/**
+ * Follows the keyset from the start, `limit` at a time, and returns every page. Stops after
+ * `maxPages`, so a store whose keyset does not move fails the test instead of hanging it.
+ */
+async function pagesOf<R extends { id: string }>(
+  fetch: (after: R | undefined) => Promise<R[]>,
+  limit: number,
+  maxPages: number,
+): Promise<R[][]> {
+  const pages: R[][] = [];
+  let after: R | undefined;
+  while (pages.length < maxPages) {
+    const page = await fetch(after);
+    if (page.length === 0) return pages;
+    pages.push(page);
+    if (page.length < limit) return pages;
+    after = page[page.length - 1];
+  }
+  return pages;
+}
+
+export function runStoreContract(options: StoreContractOptions, framework: ContractFramework): void {
+  const { describe, test, expect } = framework;
+
+  /** Runs `body` on a fresh store holding the standard fixture, and disposes of it whatever happens. */
+  const withStore = (body: (store: Store, fixture: ContractFixture) => Promise<void>) => async () => {
+    const fixture = standardFixture();
+    const { store, dispose } = await options.create(fixture);
+    try {
+      await body(store, fixture);
+    } finally {
+      await dispose();
+    }
+  };
+
+  const employees = (store: Store, q: Partial<EmployeePageQuery> = {}) =>
+    store.listEmployees({ organisationId: I.orgA, limit: 100, ...q });
+  const leave = (store: Store, q: Partial<LeavePageQuery> = {}) =>
+    store.listOverlappingLeave({ organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q });
+
+  describe(`Store contract: ${options.name}`, () => {
+    describe("installationKey", () => {
+      test("is at least 32 bytes and the same on every call, concurrent ones included", withStore(async (store) => {
+        const keys = await Promise.all([store.installationKey(), store.installationKey(), store.installationKey()]);
+        const again = await store.installationKey();
+        expect(again instanceof Uint8Array).toBe(true);
+        expect(again.length).toBeGreaterThanOrEqual(32);
+        for (const key of keys) expect([...key]).toEqual([...again]);
+      }));
+    });
+
+    describe("findClient", () => {
+      const credentials = (fixture: ContractFixture, clientId: string, api_enabled: boolean): ClientCredentials => ({
+        ...fixture.clients.find((c) => c.client_id === clientId)!,
+        api_enabled,
+      });
+
+      test("returns a live client with its secret digest and its organisation's switch", withStore(async (store, fixture) => {
+        expect(await store.findClient(I.clients.live)).toEqual(credentials(fixture, I.clients.live, true));
+      }));
+
+      test("returns a revoked client, with revoked_at", withStore(async (store, fixture) => {
+        const client = await store.findClient(I.clients.revoked);
+        expect(client).toEqual(credentials(fixture, I.clients.revoked, true));
+        expect(client?.revoked_at).toBe(T0 + 86_400_000);
+      }));
+
+      test("says when the organisation's API access is off", withStore(async (store, fixture) => {
+        expect(await store.findClient(I.clients.apiOff)).toEqual(credentials(fixture, I.clients.apiOff, false));
+      }));
+
+      test("returns null for an unknown client", withStore(async (store) => {
+        expect(await store.findClient("svcc_ffffffffffffffffffffffff")).toBeNull();
+        expect(await store.findClient("")).toBeNull();
+      }));
+    });
+
+    describe("saveToken and findToken", () => {
+      const grantOf = (fixture: ContractFixture, digest: string) => fixture.tokens.find((t) => t.digest === digest)!.grant;
+
+      test("finds a live token's grant", withStore(async (store, fixture) => {
+        expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
+      }));
+
+      test("leaves expiry to the caller: an expired token of a live client comes back with its expires_at", withStore(async (store) => {
+        expect(await store.findToken(I.tokens.expired)).toMatchObject({ client_id: I.clients.live, expires_at: T0 - 1 });
+      }));
+
+      test("returns null for an unknown token, a revoked client's and one whose organisation's API is off", withStore(async (store) => {
+        expect(await store.findToken("f".repeat(64))).toBeNull();
+        expect(await store.findToken(I.tokens.revoked)).toBeNull();
+        expect(await store.findToken(I.tokens.apiOff)).toBeNull();
+      }));
+
+      test("finds a newly saved token, and the others still", withStore(async (store, fixture) => {
+        const grant = { organisation_id: I.orgA, client_id: I.clients.live, scopes: ["holidays:read" as const], expires_at: T0 + 3_600_000 };
+        await store.saveToken("e".repeat(64), grant);
+        expect(await store.findToken("e".repeat(64))).toEqual(grant);
+        expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
+      }));
+    });
+
+    describe("takeRateSlot and checkRateLimit", () => {
+      const allowed: RateDecision = { allowed: true };
+      const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
+
+      test("allows exactly `limit` events, then refuses until the oldest leaves the window", withStore(async (store) => {
+        for (const t of [100, 200, 300]) expect(await store.takeRateSlot("k", T0 + t, 3, 1000)).toEqual(allowed);
+        expect(await store.takeRateSlot("k", T0 + 400, 3, 1000)).toEqual(refused(700));
+        expect(await store.takeRateSlot("k", T0 + 1099, 3, 1000)).toEqual(refused(1));
+        // The window is (now − windowMs, now]: at 1100 the event at 100 has left it.
+        expect(await store.takeRateSlot("k", T0 + 1100, 3, 1000)).toEqual(allowed);
+        expect(await store.takeRateSlot("k", T0 + 1150, 3, 1000)).toEqual(refused(50));
+      }));
+
+      test("records nothing when it refuses", withStore(async (store) => {
+        for (const t of [0, 10]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(allowed);
+        for (const t of [20, 30, 40]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(refused(1000 - t));
+        // Had the refusals counted, the window (0, 1000] would still be full.
+        expect(await store.takeRateSlot("k", T0 + 1000, 2, 1000)).toEqual(allowed);
+      }));
+
+      test("keeps keys apart", withStore(async (store) => {
+        expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(allowed);
+        expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(refused(1000));
+        expect(await store.takeRateSlot("b", T0, 1, 1000)).toEqual(allowed);
+        expect(await store.checkRateLimit("c", T0, 1, 1000)).toEqual(allowed);
+      }));
+
+      test("never lets concurrent callers exceed the limit", withStore(async (store) => {
+        const decisions = await Promise.all(Array.from({ length: 20 }, () => store.takeRateSlot("burst", T0, 10, 60_000)));
+        expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+        expect(decisions.filter((d) => !d.allowed)).toEqual(Array.from({ length: 10 }, () => refused(60_000)));
+      }));
+
+      test("checkRateLimit looks without recording, and answers as takeRateSlot would", withStore(async (store) => {
+        for (let i = 0; i < 5; i++) expect(await store.checkRateLimit("k", T0, 2, 1000)).toEqual(allowed);
+        expect(await store.takeRateSlot("k", T0, 2, 1000)).toEqual(allowed);
+        expect(await store.takeRateSlot("k", T0 + 100, 2, 1000)).toEqual(allowed);
+        expect(await store.checkRateLimit("k", T0 + 300, 2, 1000)).toEqual(refused(700));
+        expect(await store.takeRateSlot("k", T0 + 300, 2, 1000)).toEqual(refused(700));
+        expect(await store.checkRateLimit("k", T0 + 1000, 2, 1000)).toEqual(allowed);
+      }));
+    });
+
+    describe("listEmployees", () => {
+      test("lists the organisation's live employees in (updated_at, id) order, ties broken by id", withStore(async (store, fixture) => {
+        const list = await employees(store);
+        expect(idsOf(list)).toEqual(EMPLOYEE_ORDER);
+        expect(list).toEqual(EMPLOYEE_ORDER.map((id) => expectedEmployee(fixture, id)));
+      }));
+
+      test("leaves out deleted employees and other organisations'", withStore(async (store, fixture) => {
+        expect(idsOf(await employees(store))).toEqual(EMPLOYEE_ORDER.filter((id) => id !== E.ivy));
+        expect(await employees(store, { organisationId: I.orgB })).toEqual([expectedEmployee(fixture, E.zed)]);
+      }));
+
+      test("returns what lies strictly after the keyset position, held by a record or not", withStore(async (store) => {
+        expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: E.cy } }))).toEqual(EMPLOYEE_ORDER.slice(2));
+        expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: ZERO_ID } }))).toEqual(EMPLOYEE_ORDER.slice(1));
+        expect(idsOf(await employees(store, { after: { updatedAt: U[1], id: E.ada } }))).toEqual(EMPLOYEE_ORDER.slice(1));
+        expect(await employees(store, { after: { updatedAt: U[5], id: E.hal } })).toEqual([]);
+      }));
+
+      test("returns at most `limit`, and pages join up to the whole list", withStore(async (store) => {
+        expect(idsOf(await employees(store, { limit: 1 }))).toEqual([E.ada]);
+        for (const limit of [1, 2, 3]) {
+          const next = (last: EmployeeRecord | undefined) =>
+            employees(store, { limit, ...(last ? { after: { updatedAt: last.updated_at, id: last.id } } : {}) });
+          const pages = await pagesOf(next, limit, EMPLOYEE_ORDER.length + 1);
+          for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+          expect(idsOf(pages.flat())).toEqual(EMPLOYEE_ORDER);
+        }
+      }));
+
+      test("filters by exact status", withStore(async (store) => {
+        expect(idsOf(await employees(store, { status: "terminated" }))).toEqual([E.ed, E.fay]);
+        expect(await employees(store, { status: "Terminated" })).toEqual([]);
+        expect(await employees(store, { status: "termin" })).toEqual([]);
+      }));
+
+      test("filters by updated_at ≥ updatedSince", withStore(async (store) => {
+        expect(idsOf(await employees(store, { updatedSince: U[2] }))).toEqual(EMPLOYEE_ORDER.slice(1));
+        expect(idsOf(await employees(store, { updatedSince: U[2] + 1 }))).toEqual([E.ed, E.fay, E.gus, E.hal]);
+      }));
+
+      test("combines filters with the keyset and the limit", withStore(async (store) => {
+        const q = { status: "active", updatedSince: U[2], after: { updatedAt: U[2], id: E.cy } };
+        expect(idsOf(await employees(store, q))).toEqual([E.di, E.bo, E.gus, E.hal]);
+        expect(idsOf(await employees(store, { ...q, limit: 3 }))).toEqual([E.di, E.bo, E.gus]);
+      }));
+    });
+
+    describe("findEmployee", () => {
+      test("returns one live employee of the organisation", withStore(async (store, fixture) => {
+        expect(await store.findEmployee(I.orgA, E.cy)).toEqual(expectedEmployee(fixture, E.cy));
+        expect(await store.findEmployee(I.orgB, E.zed)).toEqual(expectedEmployee(fixture, E.zed));
+      }));
+
+      test("returns null for a deleted, unknown or other organisation's employee", withStore(async (store) => {
+        expect(await store.findEmployee(I.orgA, E.ivy)).toBeNull();
+        expect(await store.findEmployee(I.orgA, ZERO_ID)).toBeNull();
+        expect(await store.findEmployee(I.orgA, E.zed)).toBeNull();
+        expect(await store.findEmployee(I.orgB, E.ada)).toBeNull();
+      }));
+    });
+
+    describe("listOverlappingLeave", () => {
+      test("lists annual bookings overlapping [from, to] in (start_date, id) order", withStore(async (store, fixture) => {
+        const list = await leave(store);
+        expect(idsOf(list)).toEqual(LEAVE_ORDER);
+        expect(list).toEqual(LEAVE_ORDER.map((id) => expectedBooking(fixture, id)));
+      }));
+
+      test("counts touching either end as overlap, and the day beyond as not", withStore(async (store) => {
+        expect(idsOf(await leave(store, { from: "2026-03-01", to: "2026-03-01" }))).toEqual([B.long, B.endsOnFrom]);
+        expect(idsOf(await leave(store, { from: "2026-03-31", to: "2026-03-31" }))).toEqual([B.long, B.startsOnTo]);
+        expect(idsOf(await leave(store, { from: "2026-02-28", to: "2026-02-28" }))).toEqual([B.long, B.endsOnFrom, B.endsDayBefore]);
+        expect(idsOf(await leave(store, { from: "2026-04-01", to: "2026-04-30" }))).toEqual([B.startsOnTo, B.startsDayAfter]);
+      }));
+
+      test("finds a long booking that started months before `from`", withStore(async (store) => {
+        expect(idsOf(await leave(store, { from: "2026-01-10", to: "2026-01-20" }))).toEqual([B.long]);
+        expect(idsOf(await leave(store, { from: "2025-10-01", to: "2025-10-01" }))).toEqual([B.long]);
+        expect(await leave(store, { from: "2025-09-30", to: "2025-09-30" })).toEqual([]);
+      }));
+
+      test("leaves out other categories, deleted bookings, deleted employees' and other organisations'", withStore(async (store, fixture) => {
+        const all = [B.long, B.endsOnFrom, B.endsDayBefore, B.sameStart, B.inside, B.halfDay, B.endHalf, B.startsOnTo, B.startsDayAfter];
+        expect(idsOf(await leave(store, { from: "0001-01-01", to: "9999-12-31" }))).toEqual(all);
+        expect(await leave(store, { employeeId: E.ivy })).toEqual([]);
+        expect(await leave(store, { organisationId: I.orgB })).toEqual([expectedBooking(fixture, B.orgB)]);
+      }));
+
+      test("returns what lies strictly after the keyset position, held by a record or not", withStore(async (store) => {
+        expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: B.sameStart } }))).toEqual(LEAVE_ORDER.slice(3));
+        expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: ZERO_ID } }))).toEqual(LEAVE_ORDER.slice(2));
+        expect(idsOf(await leave(store, { after: { startDate: "2025-10-01", id: B.long } }))).toEqual(LEAVE_ORDER.slice(1));
+        expect(await leave(store, { after: { startDate: "2026-03-31", id: B.startsOnTo } })).toEqual([]);
+      }));
+
+      test("returns at most `limit`, and pages join up to the whole list", withStore(async (store) => {
+        expect(idsOf(await leave(store, { limit: 2 }))).toEqual(LEAVE_ORDER.slice(0, 2));
+        for (const limit of [1, 2, 3]) {
+          const next = (last: LeaveBookingRecord | undefined) =>
+            leave(store, { limit, ...(last ? { after: { startDate: last.start_date, id: last.id } } : {}) });
+          const pages = await pagesOf(next, limit, LEAVE_ORDER.length + 1);
+          for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+          expect(idsOf(pages.flat())).toEqual(LEAVE_ORDER);
+        }
+      }));
+
+      test("filters by status, employee and updated_at ≥ updatedSince", withStore(async (store) => {
+        expect(idsOf(await leave(store, { status: "approved" }))).toEqual([B.long, B.inside, B.endHalf]);
+        expect(idsOf(await leave(store, { status: "pending" }))).toEqual([B.endsOnFrom]);
+        expect(idsOf(await leave(store, { status: "rejected" }))).toEqual([B.startsOnTo]);
+        expect(idsOf(await leave(store, { status: "cancelled" }))).toEqual([B.sameStart]);
+        expect(idsOf(await leave(store, { status: "cancellation_requested" }))).toEqual([B.halfDay]);
+        expect(idsOf(await leave(store, { employeeId: E.ada }))).toEqual([B.long, B.inside]);
+        expect(idsOf(await leave(store, { employeeId: E.bo }))).toEqual([B.endsOnFrom, B.endHalf]);
+        expect(idsOf(await leave(store, { updatedSince: U[5] }))).toEqual([B.long, B.sameStart, B.halfDay, B.endHalf]);
+        expect(idsOf(await leave(store, { updatedSince: U[5] + 1 }))).toEqual([B.long, B.endHalf]);
+      }));
+
+      test("combines filters with the keyset and the limit", withStore(async (store) => {
+        const q = { status: "approved" as const, updatedSince: U[2], after: { startDate: "2026-03-01", id: ZERO_ID } };
+        expect(idsOf(await leave(store, q))).toEqual([B.inside, B.endHalf]);
+        expect(idsOf(await leave(store, { ...q, employeeId: E.ada, limit: 1 }))).toEqual([B.inside]);
+      }));
+    });
+
+    describe("listClosureDays", () => {
+      test("lists live closure days within [from, to], both ends included", withStore(async (store, fixture) => {
+        const expected = [I.closures.onFrom, I.closures.inside, I.closures.onTo].map((id) => expectedClosure(fixture, id));
+        expect(byDateAndName(await store.listClosureDays(I.orgA, QUERY_RANGE.from, QUERY_RANGE.to))).toEqual(expected);
+        expect(await store.listClosureDays(I.orgA, "2026-03-16", "2026-03-16")).toEqual([expectedClosure(fixture, I.closures.inside)]);
+      }));
+
+      test("leaves out deleted days and other organisations'", withStore(async (store, fixture) => {
+        expect(await store.listClosureDays(I.orgA, "2026-03-15", "2026-03-15")).toEqual([]);
+        expect(await store.listClosureDays(I.orgA, "2026-03-10", "2026-03-10")).toEqual([]);
+        expect(await store.listClosureDays(I.orgB, QUERY_RANGE.from, QUERY_RANGE.to)).toEqual([expectedClosure(fixture, I.closures.orgB)]);
+      }));
+    });
+
+    describe("observedCalendars", () => {
+      test("lists the distinct calendars of live employees employed in the range, sorted", withStore(async (store) => {
+        // Leaving on `from` and starting on `to` both count; null calendars and the deleted employee's do not.
+        expect(await store.observedCalendars(I.orgA, "2026-01-01", "2026-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "nl"]);
+        expect(await store.observedCalendars(I.orgA, "2025-06-01", "2025-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "gb-wls"]);
+      }));
+
+      test("counts a null start or leaving date as open-ended", withStore(async (store) => {
+        expect(await store.observedCalendars(I.orgA, "1990-01-01", "1990-12-31")).toEqual(["gb-eng"]);
+        expect(await store.observedCalendars(I.orgA, "2030-01-01", "2030-12-31")).toEqual(["fr", "gb-eng", "gb-sct", "nl"]);
+      }));
+
+      test("keeps organisations apart", withStore(async (store) => {
+        expect(await store.observedCalendars(I.orgB, "2026-01-01", "2026-12-31")).toEqual(["de"]);
+      }));
+    });
+
+    describe("listImportedPublicHolidays", () => {
+      const holidays = async (store: Store, orgId: string, calendars: string[], fromYear: number, toYear: number) =>
+        (await store.listImportedPublicHolidays(orgId, calendars, fromYear, toYear)).sort(
+          (a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date),
+        );
+
+      test("filters by calendar and by year", withStore(async (store) => {
+        expect(await holidays(store, I.orgA, ["gb-eng"], 2026, 2026)).toEqual([
+          { calendar: "gb-eng", date: "2026-01-01", name: "New Year's Day" },
+          { calendar: "gb-eng", date: "2026-12-25", name: "Christmas Day" },
+        ]);
+        expect(await holidays(store, I.orgA, ["gb-eng"], 2027, 2027)).toEqual([{ calendar: "gb-eng", date: "2027-01-01", name: "New Year's Day" }]);
+        expect(await holidays(store, I.orgA, ["gb-sct", "gb-eng"], 2026, 2027)).toHaveLength(4);
+        expect(await holidays(store, I.orgA, ["gb-sct"], 2026, 2027)).toEqual([{ calendar: "gb-sct", date: "2026-01-02", name: "2nd January" }]);
+        expect(await holidays(store, I.orgA, ["gb-eng"], 2028, 2030)).toEqual([]);
+      }));
+
+      test("returns nothing for no calendars, unknown ones or another organisation's", withStore(async (store) => {
+        expect(await holidays(store, I.orgA, [], 2026, 2027)).toEqual([]);
+        expect(await holidays(store, I.orgA, ["fr"], 2026, 2027)).toEqual([]);
+        expect(await holidays(store, I.orgB, ["gb-eng"], 2026, 2026)).toEqual([
+          { calendar: "gb-eng", date: "2026-05-04", name: "Another organisation's holiday" },
+        ]);
+      }));
+    });
+
+    describe("ping", () => {
+      test("resolves when the database answers", withStore(async (store) => {
+        expect(await store.ping().then(() => "answered")).toBe("answered");
+      }));
+    });
+  });
+}
