@@ -52,9 +52,9 @@ export interface RunningServer {
   stop: (signal?: NodeJS.Signals) => Promise<number>;
 }
 
-/** Starts `leaveapi serve --port 0` and resolves once it says where it listens. */
-export async function startServer(args: string[], options: { env?: Record<string, string> } = {}): Promise<RunningServer> {
-  const proc = Bun.spawn([...CLI, ...args, "serve", "--port", "0"], {
+/** Starts `leaveapi serve --port 0` (then `serveArgs`) and resolves once it says where it listens. */
+export async function startServer(args: string[], options: { env?: Record<string, string>; serveArgs?: string[] } = {}): Promise<RunningServer> {
+  const proc = Bun.spawn([...CLI, ...args, "serve", "--port", "0", ...(options.serveArgs ?? [])], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",
@@ -69,7 +69,7 @@ export async function startServer(args: string[], options: { env?: Record<string
   const deadline = Date.now() + 20_000;
   let baseUrl: string | undefined;
   while (!baseUrl) {
-    baseUrl = /leaveapi serving (http:\/\/\S+)/.exec(text)?.[1];
+    baseUrl = /leaveapi serving (https?:\/\/\S+)/.exec(text)?.[1];
     if (baseUrl) break;
     if (proc.exitCode !== null) throw new Error(`leaveapi serve exited ${proc.exitCode}: ${text}`);
     if (Date.now() > deadline) {

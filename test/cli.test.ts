@@ -23,10 +23,10 @@ describe("usage", () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const help = await runCli(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["serve", "migrate", "org", "credentials", "import", "demo"]) expect(help.stdout).toContain(command);
+    for (const command of ["serve", "migrate", "org", "credentials", "import", "demo", "backup", "check"]) expect(help.stdout).toContain(command);
   });
 
-  test.each([["serve"], ["migrate"], ["org"], ["credentials"], ["import"], ["demo"]])("%s --help prints its usage and exits 0", async (command) => {
+  test.each([["serve"], ["migrate"], ["org"], ["credentials"], ["import"], ["demo"], ["backup"], ["check"]])("%s --help prints its usage and exits 0", async (command) => {
     const result = await runCli([command, "--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`leaveapi ${command}`);

@@ -1,98 +1,144 @@
-/** `leaveapi serve`: the HTTP API on Bun.serve, over the store the global options name. */
+/**
+ * `leaveapi serve`: the HTTP API on Bun.serve, over the store the global options name,
+ * with the request log, Prometheus metrics, TLS, a trusted proxy's client address, worker
+ * processes and a graceful shutdown (scripts/serve/). Settings: scripts/serve/settings.ts.
+ */
+import type { Server } from "bun";
 import { createHandler, type RequestLogEntry } from "../../server/handler.ts";
-import { mintClient } from "../../lib/credentials.ts";
-import { ALL_SCOPES } from "../../lib/scopes.ts";
+import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import { CommandError, UsageError, parseCommandArgs, type Command, type CommandContext } from "../cli-kit.ts";
 import { locateStore, openMigratedStore } from "../open-store.ts";
-import { findDemoOrganisation, seedDemo } from "../demo/seed-demo.ts";
-import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
+import { prepareDemo } from "../serve/demo.ts";
+import { createApiFetch, createMetricsFetch, type BunFetch } from "../serve/front.ts";
+import { baseUrlOf, listen } from "../serve/listen.ts";
+import { createLogger, type Logger } from "../serve/logger.ts";
+import { createMetrics, type Metrics } from "../serve/metrics.ts";
+import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
+import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from "../serve/settings.ts";
+import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
+import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
-const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo]";
+const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
+/** How much longer than its own drain the parent waits for its workers before killing them. */
+const WORKER_GRACE_MS = 5000;
 
-function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be a number from 0 to 65535; got '${text}'\nusage: ${USAGE}`);
-  return Number(text);
+function resolveSettings(ctx: CommandContext): ServeSettings {
+  const { values } = parseCommandArgs(ctx.args, SERVE_FLAGS, USAGE);
+  try {
+    return resolveServeSettings(values, ctx.io.env);
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${error.message}\nusage: ${USAGE}`);
+    throw error;
+  }
 }
 
-/** With --demo: seed the demo organisation into an empty store, or mint fresh demo credentials (old secrets cannot be shown again). */
-async function prepareDemo(ctx: CommandContext, store: SqlAdminStore, baseUrl: string): Promise<void> {
-  let credentials: { organisation: string; clientId: string; clientSecret: string };
-  if ((await store.listOrganisations()).length === 0) {
-    ctx.io.err("seeding the demo organisation (first start only)…");
-    const seeded = await seedDemo(store, new Date());
-    credentials = { organisation: seeded.organisation.name, clientId: seeded.client_id, clientSecret: seeded.client_secret };
-  } else {
-    const existing = await findDemoOrganisation(store);
-    if (!existing) {
-      ctx.io.err("--demo: the store already holds organisations and no demo organisation; serving it as it is");
-      return;
-    }
-    const { client, secret } = mintClient(existing.id, [...ALL_SCOPES], "demo", Date.now());
-    await store.createClient(client);
-    credentials = { organisation: existing.name, clientId: client.client_id, clientSecret: secret };
+interface Running {
+  stopSignal: Promise<StopSignal>;
+  servers: Server<undefined>[];
+  pool: WorkerPool | undefined;
+  logger: Logger;
+  store: SqlAdminStore;
+}
+
+/**
+ * Serves until SIGTERM/SIGINT (or, in the parent, until a worker dies: then everything stops
+ * and the exit code is 1, so the service manager restarts the whole set), then drains the
+ * listeners, waits for the workers and closes the store.
+ */
+async function runUntilStopped(settings: ServeSettings, running: Running): Promise<void> {
+  const { servers, pool, logger, store } = running;
+  const never = new Promise<never>(() => {});
+  const cause = await Promise.race([
+    running.stopSignal.then((signal) => ({ signal, workerCode: undefined })),
+    (pool?.failed ?? never).then((workerCode) => ({ signal: "SIGTERM" as const, workerCode })),
+  ]);
+  logger.event("info", "shutdown", cause.workerCode === undefined ? `${cause.signal}: finishing in-flight requests` : `a worker exited (code ${cause.workerCode}): stopping`);
+  const workersDone = pool?.stop(cause.signal, settings.shutdownTimeoutMs + WORKER_GRACE_MS);
+  const drained = await drainServers(servers, settings.shutdownTimeoutMs);
+  if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
+  const workersClean = (await workersDone) ?? true;
+  await store.close();
+  logger.event("debug", "stopped", "stopped");
+  if (cause.workerCode !== undefined) throw new CommandError(`a worker process exited unexpectedly (code ${cause.workerCode}); all stopped`);
+  if (!workersClean) throw new CommandError("a worker process did not stop cleanly");
+}
+
+function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): void {
+  const reusePort = role !== undefined || settings.workers > 1;
+  const { hostname, port, tls } = settings;
+  running.servers.push(listen({ hostname, port: role?.port ?? port, tls, reusePort, fetch: fetches.api }));
+  // A separate metrics address is the parent's alone: it answers with every worker's sum.
+  if (settings.metrics.kind === "separate" && !role) {
+    running.servers.push(listen({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));
   }
-  ctx.io.err(
-    [
-      "",
-      `demo organisation: ${credentials.organisation}`,
-      `client_id:         ${credentials.clientId}`,
-      `client_secret:     ${credentials.clientSecret}`,
-      "",
-      "get a token:",
-      `  curl -s -u '${credentials.clientId}:${credentials.clientSecret}' -d grant_type=client_credentials ${baseUrl}/v1/oauth/token`,
-      "",
-    ].join("\n"),
-  );
+}
+
+/** A worker: answers the parent's questions, sums every process's metrics through it, says it is ready. */
+function joinParent(role: WorkerRole, metrics: Metrics, logger: Logger): void {
+  const parent = connectToParent(async (method) => (method === SNAPSHOT ? metrics.snapshot() : undefined));
+  if (parent) metrics.aggregateWith(() => gatherFromParent(metrics, parent));
+  logger.event("debug", "worker_listening", `worker ${role.index} listening`, { worker: role.index });
+  reportReady();
+}
+
+/** The first process: seeds the demo once, starts the other workers, then says where it serves. */
+async function startAsParent(ctx: CommandContext, settings: ServeSettings, running: Running, metrics: Metrics): Promise<void> {
+  const [api, metricsServer] = running.servers;
+  const baseUrl = baseUrlOf(settings.hostname, api!.port!, settings.tls !== undefined);
+  if (settings.demo) await prepareDemo(ctx, running.store, baseUrl);
+  if (settings.workers > 1) {
+    const gather = () => gatherFromWorkers(metrics, pool);
+    const pool = startWorkers(settings.workers - 1, api!.port!, async (method) => (method === GATHER ? gather() : undefined));
+    running.pool = pool;
+    metrics.aggregateWith(gather);
+    await pool.ready;
+  }
+  const location = locateStore(ctx.global, ctx.io.env);
+  const metricsNote = metricsServer && settings.metrics.kind === "separate" ? `; metrics on ${baseUrlOf(settings.metrics.hostname, metricsServer.port!, false)}/metrics` : "";
+  ctx.io.err(`leaveapi serving ${baseUrl} on ${location.kind} ${location.label} with ${settings.workers} process(es)${metricsNote}`);
+}
+
+async function abandon(settings: ServeSettings, running: Running): Promise<void> {
+  await running.pool?.stop("SIGTERM", settings.shutdownTimeoutMs);
+  await Promise.all(running.servers.map((server) => server.stop(true)));
+  await running.store.close();
 }
 
 export const serveCommand: Command = {
   name: "serve",
   summary: "serve the HTTP API",
   usage: USAGE,
-  help: `usage: ${USAGE}
-
-  --port N       port to listen on (default 8080; env PORT)
-  --host ADDR    address to bind (default 127.0.0.1; env HOST); 0.0.0.0 for every interface
-  --demo         seed a demo organisation into an empty store and print working credentials
-
-Logs one JSON line per request to stdout; never a secret, token or query string.
-Stops cleanly on SIGINT or SIGTERM.`,
+  help: serveHelp(USAGE),
   async run(ctx) {
-    const { values } = parseCommandArgs(
-      ctx.args,
-      { port: { type: "string" }, host: { type: "string" }, demo: { type: "boolean" } },
-      USAGE,
-    );
-    const port = parsePort(values.port ?? ctx.io.env.PORT ?? "8080");
-    const hostname = values.host ?? ctx.io.env.HOST ?? "127.0.0.1";
+    const settings = resolveSettings(ctx);
+    // Listening for the stop signals before anything else, so that one arriving during start-up still stops cleanly.
+    const stopSignal = nextStopSignal();
+    const role = workerRole(ctx.io.env);
     const location = locateStore(ctx.global, ctx.io.env);
-    const store = await openMigratedStore(ctx.global, ctx.io.env);
-    const log = (entry: RequestLogEntry) => ctx.io.out(JSON.stringify(entry));
-    const handler = createHandler({ store, log, issuer: ctx.io.env.LEAVEAPI_ISSUER });
-    let server: ReturnType<typeof Bun.serve>;
-    try {
-      server = Bun.serve({
-        port,
-        hostname,
-        fetch: (req, srv) => handler(req, { remoteAddress: srv.requestIP(req)?.address }),
-      });
-    } catch (error) {
-      await store.close();
-      throw new CommandError(`cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
+    if (settings.workers > 1 && location.kind === "sqlite" && location.label === ":memory:") {
+      throw new UsageError("--workers above 1 needs a database file or Postgres: each process would get its own :memory: database");
     }
-    const baseUrl = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${server.port}`;
-    if (values.demo) await prepareDemo(ctx, store, baseUrl);
-    ctx.io.err(`leaveapi serving ${baseUrl} on ${location.kind} ${location.label}`);
-    await new Promise<void>((resolve) => {
-      const stop = async () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        await server.stop();
-        await store.close();
-        resolve();
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    const logger = createLogger({ level: settings.logLevel, format: settings.logFormat, isTty: Boolean(process.stdout.isTTY), write: ctx.io.out });
+    const metrics = createMetrics();
+    const log = (entry: RequestLogEntry) => {
+      logger.request(entry);
+      metrics.observe(entry);
+    };
+    const store = await openMigratedStore(ctx.global, ctx.io.env);
+    const handler = createHandler({ store, log, issuer: settings.issuer });
+    const running: Running = { stopSignal, servers: [], pool: undefined, logger, store };
+    const metricsHere = settings.metrics.kind === "on";
+    try {
+      openListeners(settings, role, running, {
+        api: createApiFetch({ handler, metrics, metricsHere, trustProxy: settings.trustProxy, log }),
+        metrics: createMetricsFetch(metrics, log),
+      });
+      if (role) joinParent(role, metrics, logger);
+      else await startAsParent(ctx, settings, running, metrics);
+    } catch (error) {
+      await abandon(settings, running);
+      throw error;
+    }
+    await runUntilStopped(settings, running);
   },
 };

@@ -1,0 +1,37 @@
+/** `serve --demo`: working credentials for a newcomer, printed on stderr (DECISIONS §10). */
+import { mintClient } from "../../lib/credentials.ts";
+import { ALL_SCOPES } from "../../lib/scopes.ts";
+import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
+import type { CommandContext } from "../cli-kit.ts";
+import { findDemoOrganisation, seedDemo } from "../demo/seed-demo.ts";
+
+/** Seeds the demo organisation into an empty store, or mints fresh demo credentials (old secrets cannot be shown again). */
+export async function prepareDemo(ctx: CommandContext, store: SqlAdminStore, baseUrl: string): Promise<void> {
+  let credentials: { organisation: string; clientId: string; clientSecret: string };
+  if ((await store.listOrganisations()).length === 0) {
+    ctx.io.err("seeding the demo organisation (first start only)…");
+    const seeded = await seedDemo(store, new Date());
+    credentials = { organisation: seeded.organisation.name, clientId: seeded.client_id, clientSecret: seeded.client_secret };
+  } else {
+    const existing = await findDemoOrganisation(store);
+    if (!existing) {
+      ctx.io.err("--demo: the store already holds organisations and no demo organisation; serving it as it is");
+      return;
+    }
+    const { client, secret } = mintClient(existing.id, [...ALL_SCOPES], "demo", Date.now());
+    await store.createClient(client);
+    credentials = { organisation: existing.name, clientId: client.client_id, clientSecret: secret };
+  }
+  ctx.io.err(
+    [
+      "",
+      `demo organisation: ${credentials.organisation}`,
+      `client_id:         ${credentials.clientId}`,
+      `client_secret:     ${credentials.clientSecret}`,
+      "",
+      "get a token:",
+      `  curl -s -u '${credentials.clientId}:${credentials.clientSecret}' -d grant_type=client_credentials ${baseUrl}/v1/oauth/token`,
+      "",
+    ].join("\n"),
+  );
+}

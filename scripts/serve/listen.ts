@@ -1,0 +1,60 @@
+/**
+ * Opening the listeners: HTTP or HTTPS (Bun.serve's `tls` option, PEM files), with
+ * SO_REUSEPORT when several worker processes share one port.
+ */
+import { accessSync, constants } from "node:fs";
+import type { Server } from "bun";
+import { CommandError } from "../cli-kit.ts";
+import type { BunFetch } from "./front.ts";
+
+export const IDLE_TIMEOUT_SECONDS = 30;
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+export interface ListenOptions {
+  hostname: string;
+  port: number;
+  tls?: TlsFiles;
+  /** SO_REUSEPORT: let other processes bind the same port, the kernel spreads connections. */
+  reusePort: boolean;
+  fetch: BunFetch;
+}
+
+/** Certificate and key, checked readable first so that a wrong path says so plainly (exit 1). */
+function loadTls(files: TlsFiles): { cert: ReturnType<typeof Bun.file>; key: ReturnType<typeof Bun.file> } {
+  for (const [what, path] of [["--tls-cert", files.certFile], ["--tls-key", files.keyFile]] as const) {
+    try {
+      accessSync(path, constants.R_OK);
+    } catch {
+      throw new CommandError(`${what}: cannot read ${path}`);
+    }
+  }
+  return { cert: Bun.file(files.certFile), key: Bun.file(files.keyFile) };
+}
+
+export function listen(options: ListenOptions): Server<undefined> {
+  const tls = options.tls ? loadTls(options.tls) : undefined;
+  try {
+    return Bun.serve({
+      hostname: options.hostname,
+      port: options.port,
+      reusePort: options.reusePort,
+      // Above the Postgres statement timeout (10 s) plus its client-side margin, so an
+      // answer of 503 after a silent database link still reaches the client; below
+      // Bun's ceiling of 255 s, so idle or stalled connections are still closed.
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      ...(tls ? { tls } : {}),
+      fetch: options.fetch,
+    });
+  } catch (error) {
+    throw new CommandError(`cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`);
+  }
+}
+
+/** The base URL a person can paste: brackets around an IPv6 address, https with TLS. */
+export function baseUrlOf(hostname: string, port: number, tls: boolean): string {
+  return `${tls ? "https" : "http"}://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}
