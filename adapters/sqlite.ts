@@ -25,6 +25,23 @@ function isUnavailable(error: unknown): boolean {
   return typeof code === "string" && [...UNAVAILABLE_CODES].some((c) => code.startsWith(c));
 }
 
+/** SQL longer than this is not cached: large multi-row inserts vary in shape, and each would stay in memory. */
+const CACHED_SQL_LIMIT = 2000;
+
+/**
+ * The database as kysely-bun-sqlite sees it, but `prepare` reuses bun:sqlite's cached
+ * statements (`query`) for the short, repeated SQL of the API's reads: parsing and
+ * planning a statement on every request costs more than running it.
+ */
+function withStatementCache(database: Database): Database {
+  // kysely-bun-sqlite's driver calls only `prepare` and `close` on the database it is given.
+  const facade = {
+    prepare: (sql: string) => (sql.length <= CACHED_SQL_LIMIT ? database.query(sql) : database.prepare(sql)),
+    close: () => database.close(),
+  };
+  return facade as unknown as Database;
+}
+
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
   const database = new Database(options.filename, { create: true, strict: true });
@@ -32,7 +49,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
   if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   database.exec("PRAGMA synchronous = NORMAL");
   database.exec("PRAGMA foreign_keys = ON");
-  const db = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database }) });
+  const db = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database: withStatementCache(database) }) });
   return new SqlAdminStore({
     db,
     caps: SQLITE,

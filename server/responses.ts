@@ -25,9 +25,11 @@ export function errorResponse(error: ApiError): Response {
 
 /** Adds the headers every response carries; drops the body of an answer to HEAD. */
 export function finish(res: Response, requestId: string, isHead: boolean): Response {
-  const headers = new Headers(res.headers);
+  // Every response here was made by this handler, so its headers are mutable: set them in
+  // place rather than copying the response on every request.
+  const headers = res.headers;
   headers.set("Cache-Control", "no-store");
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("X-Request-Id", requestId);
-  return new Response(isHead ? null : res.body, { status: res.status, headers });
+  return isHead ? new Response(null, { status: res.status, headers }) : res;
 }

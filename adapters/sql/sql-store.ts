@@ -19,6 +19,7 @@ import type { ClosureDayRecord, ClosureAppliesTo, EmployeeRecord, LeaveBookingRe
 import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapping.ts";
+import { QueryShapes, param } from "./query-shapes.ts";
 
 export interface SqlStoreOptions {
   db: Kysely<Tables>;
@@ -112,12 +113,17 @@ export class SqlStore implements Store {
   protected readonly options: SqlStoreOptions;
   private key: Uint8Array | undefined;
   private closed = false;
+  /** Compile-once hot queries, on the primary and on the reader. */
+  private readonly primaryShapes: QueryShapes;
+  private readonly readerShapes: QueryShapes;
 
   constructor(options: SqlStoreOptions) {
     this.options = options;
     this.db = options.db;
     this.reader = options.readDb ?? options.db;
     this.caps = options.caps;
+    this.primaryShapes = new QueryShapes(this.db as Kysely<never>);
+    this.readerShapes = new QueryShapes(this.reader as Kysely<never>);
   }
 
   /** Runs a query, turning "cannot reach the database" into StoreUnavailableError. */
@@ -160,21 +166,25 @@ export class SqlStore implements Store {
 
   findClient(clientId: string): Promise<ClientCredentials | null> {
     return this.guard(async () => {
-      const row = await this.db
-        .selectFrom("api_clients as c")
-        .innerJoin("organisations as o", "o.id", "c.organisation_id")
-        .select([
-          "c.client_id",
-          "c.organisation_id",
-          "c.name",
-          "c.secret_digest",
-          "c.scopes",
-          "c.created_at",
-          "c.revoked_at",
-          "o.api_enabled",
-        ])
-        .where("c.client_id", "=", clientId)
-        .executeTakeFirst();
+      const [row] = await this.primaryShapes.rows(
+        "findClient",
+        () =>
+          this.db
+            .selectFrom("api_clients as c")
+            .innerJoin("organisations as o", "o.id", "c.organisation_id")
+            .select([
+              "c.client_id",
+              "c.organisation_id",
+              "c.name",
+              "c.secret_digest",
+              "c.scopes",
+              "c.created_at",
+              "c.revoked_at",
+              "o.api_enabled",
+            ])
+            .where("c.client_id", "=", param("clientId")),
+        { clientId },
+      );
       if (!row) return null;
       return {
         client_id: row.client_id,
@@ -212,13 +222,17 @@ export class SqlStore implements Store {
 
   findToken(digest: string): Promise<AccessTokenGrant | null> {
     return this.guard(async () => {
-      const row = await this.db
-        .selectFrom("access_tokens as t")
-        .innerJoin("api_clients as c", "c.client_id", "t.client_id")
-        .innerJoin("organisations as o", "o.id", "t.organisation_id")
-        .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
-        .where("t.digest", "=", digest)
-        .executeTakeFirst();
+      const [row] = await this.primaryShapes.rows(
+        "findToken",
+        () =>
+          this.db
+            .selectFrom("access_tokens as t")
+            .innerJoin("api_clients as c", "c.client_id", "t.client_id")
+            .innerJoin("organisations as o", "o.id", "t.organisation_id")
+            .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
+            .where("t.digest", "=", param("digest")),
+        { digest },
+      );
       if (!row || row.revoked_at !== null || !bool(row.api_enabled)) return null;
       return {
         organisation_id: row.organisation_id,
@@ -277,89 +291,128 @@ export class SqlStore implements Store {
   }
 
   listEmployees(q: EmployeePageQuery): Promise<EmployeeRecord[]> {
+    const shape = `listEmployees:${q.status !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}`;
     return this.guard(async () => {
-      let query = this.reader
-        .selectFrom("employees")
-        .select(EMPLOYEE_COLUMNS)
-        .where("organisation_id", "=", q.organisationId)
-        .where("deleted_at", "is", null);
-      if (q.status !== undefined) query = query.where("status", "=", q.status);
-      if (q.updatedSince !== undefined) query = query.where("updated_at", ">=", q.updatedSince);
-      if (q.after) {
-        const after = q.after;
-        query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(after.updatedAt, after.id)));
-      }
-      const rows = await query.orderBy("updated_at").orderBy("id").limit(q.limit).execute();
+      const rows = await this.readerShapes.rows(
+        shape,
+        () => {
+          let query = this.reader
+            .selectFrom("employees")
+            .select(EMPLOYEE_COLUMNS)
+            .where("organisation_id", "=", param("organisationId"))
+            .where("deleted_at", "is", null);
+          if (q.status !== undefined) query = query.where("status", "=", param("status"));
+          if (q.updatedSince !== undefined) query = query.where("updated_at", ">=", param("updatedSince"));
+          if (q.after) {
+            query = query.where((eb) =>
+              eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(param<number>("afterUpdatedAt"), param("afterId"))),
+            );
+          }
+          return query.orderBy("updated_at").orderBy("id").limit(param<number>("limit"));
+        },
+        {
+          organisationId: q.organisationId,
+          status: q.status,
+          updatedSince: q.updatedSince,
+          afterUpdatedAt: q.after?.updatedAt,
+          afterId: q.after?.id,
+          limit: q.limit,
+        },
+      );
       return rows.map(toEmployee);
     });
   }
 
   findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null> {
     return this.guard(async () => {
-      const row = await this.reader
-        .selectFrom("employees")
-        .select(EMPLOYEE_COLUMNS)
-        .where("organisation_id", "=", organisationId)
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst();
+      const [row] = await this.readerShapes.rows(
+        "findEmployee",
+        () =>
+          this.reader
+            .selectFrom("employees")
+            .select(EMPLOYEE_COLUMNS)
+            .where("organisation_id", "=", param("organisationId"))
+            .where("id", "=", param("id"))
+            .where("deleted_at", "is", null),
+        { organisationId, id },
+      );
       return row ? toEmployee(row) : null;
     });
   }
 
   listOverlappingLeave(q: LeavePageQuery): Promise<LeaveBookingRecord[]> {
+    const shape = `listLeave:${q.status !== undefined}:${q.employeeId !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}`;
     return this.guard(async () => {
-      const span = await this.reader
-        .selectFrom("leave_spans")
-        .select("max_span_days")
-        .where("organisation_id", "=", q.organisationId)
-        .executeTakeFirst();
+      const [span] = await this.readerShapes.rows(
+        "leaveSpan",
+        () => this.reader.selectFrom("leave_spans").select("max_span_days").where("organisation_id", "=", param("organisationId")),
+        { organisationId: q.organisationId },
+      );
       // A booking that overlaps [from, to] starts no earlier than `from` minus the longest
       // booking ever stored, so the index scan is bounded below as well as above.
       const earliestStart = addDays(q.from, -(span?.max_span_days ?? 0));
-      let query = this.reader
-        .selectFrom("leave_bookings as b")
-        .innerJoin("leave_types as t", (j) =>
-          j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"),
-        )
-        .innerJoin("employees as e", (j) =>
-          j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"),
-        )
-        .select([
-          "b.id",
-          "b.employee_id",
-          "b.leave_type_id",
-          "t.name as leave_type_name",
-          "t.category as leave_type_category",
-          "t.is_paid as leave_type_is_paid",
-          "b.start_date",
-          "b.end_date",
-          "b.start_half_day",
-          "b.start_half_period",
-          "b.end_half_day",
-          "b.end_half_period",
-          "b.days",
-          "b.status",
-          "b.requested_at",
-          "b.reviewed_at",
-          "b.cancelled_at",
-          "b.updated_at",
-        ])
-        .where("b.organisation_id", "=", q.organisationId)
-        .where("b.start_date", ">=", earliestStart)
-        .where("b.start_date", "<=", q.to)
-        .where("b.end_date", ">=", q.from)
-        .where("b.deleted_at", "is", null)
-        .where("e.deleted_at", "is", null)
-        .where("t.category", "=", "annual");
-      if (q.status !== undefined) query = query.where("b.status", "=", q.status);
-      if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", q.employeeId);
-      if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", q.updatedSince);
-      if (q.after) {
-        const after = q.after;
-        query = query.where((eb) => eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(after.startDate, after.id)));
-      }
-      const rows = await query.orderBy("b.start_date").orderBy("b.id").limit(q.limit).execute();
+      const rows = await this.readerShapes.rows(
+        shape,
+        () => {
+          let query = this.reader
+            .selectFrom("leave_bookings as b")
+            .innerJoin("leave_types as t", (j) =>
+              j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"),
+            )
+            .innerJoin("employees as e", (j) =>
+              j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"),
+            )
+            .select([
+              "b.id",
+              "b.employee_id",
+              "b.leave_type_id",
+              "t.name as leave_type_name",
+              "t.category as leave_type_category",
+              "t.is_paid as leave_type_is_paid",
+              "b.start_date",
+              "b.end_date",
+              "b.start_half_day",
+              "b.start_half_period",
+              "b.end_half_day",
+              "b.end_half_period",
+              "b.days",
+              "b.status",
+              "b.requested_at",
+              "b.reviewed_at",
+              "b.cancelled_at",
+              "b.updated_at",
+            ])
+            .where("b.organisation_id", "=", param("organisationId"))
+            .where("b.start_date", ">=", param("earliestStart"))
+            .where("b.start_date", "<=", param("to"))
+            .where("b.end_date", ">=", param("from"))
+            .where("b.deleted_at", "is", null)
+            .where("e.deleted_at", "is", null)
+            .where("t.category", "=", param("annual"));
+          if (q.status !== undefined) query = query.where("b.status", "=", param("status"));
+          if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", param("employeeId"));
+          if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", param("updatedSince"));
+          if (q.after) {
+            query = query.where((eb) =>
+              eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param("afterStartDate"), param("afterId"))),
+            );
+          }
+          return query.orderBy("b.start_date").orderBy("b.id").limit(param<number>("limit"));
+        },
+        {
+          organisationId: q.organisationId,
+          earliestStart,
+          from: q.from,
+          to: q.to,
+          annual: "annual",
+          status: q.status,
+          employeeId: q.employeeId,
+          updatedSince: q.updatedSince,
+          afterStartDate: q.after?.startDate,
+          afterId: q.after?.id,
+          limit: q.limit,
+        },
+      );
       return rows.map(toLeaveBooking);
     });
   }

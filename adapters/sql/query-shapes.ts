@@ -1,0 +1,57 @@
+/**
+ * Compile-once queries for the hot paths. Kysely builds and compiles a query on every
+ * call, which costs more than running a small indexed read. A query shape is built once
+ * with named placeholders, its SQL kept, and later runs only bind values in the
+ * recorded order. Shapes differ by which optional filters are present (the caller names
+ * the shape by a key), never by values, so the cache stays small.
+ */
+import { CompiledQuery, type Compilable, type Kysely } from "kysely";
+
+const MARK = "\u0000param:";
+
+/** A placeholder for a named parameter while a shape is being built. */
+export function param<T = string>(name: string): T {
+  return `${MARK}${name}` as unknown as T;
+}
+
+interface Shape {
+  sql: string;
+  names: string[];
+}
+
+export class QueryShapes {
+  private readonly shapes = new Map<string, Shape>();
+
+  constructor(private readonly db: Kysely<never>) {}
+
+  private shape(key: string, build: () => Compilable): Shape {
+    let shape = this.shapes.get(key);
+    if (!shape) {
+      const compiled = build().compile();
+      const names = compiled.parameters.map((p) => {
+        if (typeof p !== "string" || !p.startsWith(MARK)) {
+          throw new Error(`Query shape '${key}' has a literal parameter; build it with param() only.`);
+        }
+        return p.slice(MARK.length);
+      });
+      shape = { sql: compiled.sql, names };
+      this.shapes.set(key, shape);
+    }
+    return shape;
+  }
+
+  /** Runs shape `key` (built by `build` the first time) with `values` for its named parameters. */
+  async rows<Q extends Compilable & { execute(): Promise<unknown[]> }>(
+    key: string,
+    build: () => Q,
+    values: Record<string, unknown>,
+  ): Promise<Awaited<ReturnType<Q["execute"]>>> {
+    const { sql, names } = this.shape(key, build);
+    const parameters = names.map((n) => {
+      if (!(n in values)) throw new Error(`Query shape '${key}' needs a value for '${n}'.`);
+      return values[n];
+    });
+    const result = await this.db.executeQuery(CompiledQuery.raw(sql, parameters));
+    return result.rows as Awaited<ReturnType<Q["execute"]>>;
+  }
+}
