@@ -52,9 +52,12 @@ export function base64Decode(text: string): Uint8Array | null {
   return base64urlDecode(unpadded.replaceAll("+", "-").replaceAll("/", "_"));
 }
 
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** Lower-case hex; a table lookup per byte, since digests are hexed on every request. */
 export function hexEncode(bytes: Uint8Array): string {
   let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < bytes.length; i++) out += HEX_BYTES[bytes[i]!];
   return out;
 }
 

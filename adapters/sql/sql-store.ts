@@ -265,13 +265,17 @@ export class SqlStore implements Store {
 
   checkRateLimit(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
     return this.guard(async () => {
-      const row = await this.db
-        .selectFrom("rate_events")
-        .select((e) => e.fn.countAll().as("n"))
-        .where("key", "=", key)
-        .where("at", ">", now - windowMs)
-        .executeTakeFirstOrThrow();
-      if (Number(row.n) < limit) return { allowed: true };
+      const [row] = await this.primaryShapes.rows(
+        "countRateEvents",
+        () =>
+          this.db
+            .selectFrom("rate_events")
+            .select((e) => e.fn.countAll().as("n"))
+            .where("key", "=", param("key"))
+            .where("at", ">", param<number>("since")),
+        { key, since: now - windowMs },
+      );
+      if (Number(row?.n ?? 0) < limit) return { allowed: true };
       return this.refusal(this.db, key, now, limit, windowMs);
     });
   }
