@@ -39,7 +39,6 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   help: string;
   run: (ctx: CommandContext) => Promise<void>;

@@ -5,17 +5,23 @@
  * usage; errors go to stderr as one clear line each.
  */
 import { CommandError, UsageError, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
-import { backupCommand } from "./commands/backup.ts";
-import { checkCommand } from "./commands/check.ts";
-import { credentialsCommand } from "./commands/credentials.ts";
-import { demoCommand } from "./commands/demo.ts";
-import { importCommand } from "./commands/import.ts";
-import { migrateCommand } from "./commands/migrate.ts";
-import { orgCommand } from "./commands/org.ts";
-import { serveCommand } from "./commands/serve.ts";
 import packageJson from "../package.json" with { type: "json" };
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, orgCommand, credentialsCommand, importCommand, demoCommand, backupCommand, checkCommand];
+/**
+ * The commands, loaded only when run: `leaveapi org list` should not pay for loading the
+ * HTTP server, metrics and the OpenAPI generator.
+ */
+const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[] = [
+  { name: "serve", summary: "serve the HTTP API", load: async () => (await import("./commands/serve.ts")).serveCommand },
+  { name: "migrate", summary: "create or upgrade the database schema (safe to run again)", load: async () => (await import("./commands/migrate.ts")).migrateCommand },
+  { name: "org", summary: "create and list organisations; switch their API access on or off", load: async () => (await import("./commands/org.ts")).orgCommand },
+  { name: "credentials", summary: "mint, list and revoke an organisation's client credentials", load: async () => (await import("./commands/credentials.ts")).credentialsCommand },
+  { name: "import", summary: "import employees, leave bookings or holidays from a JSONL, JSON or CSV file", load: async () => (await import("./commands/import.ts")).importCommand },
+  { name: "demo", summary: "create a demo organisation with sample data and print its credentials", load: async () => (await import("./commands/demo.ts")).demoCommand },
+  { name: "backup", summary: "copy the SQLite database consistently, even while the server runs", load: async () => (await import("./commands/backup.ts")).backupCommand },
+  { name: "check", summary: "check the database: integrity, foreign keys, schema version", load: async () => (await import("./commands/check.ts")).checkCommand },
+  { name: "fetch", summary: "write an endpoint of a running leaveapi to JSONL or CSV (for integrators)", load: async () => (await import("./commands/fetch.ts")).fetchCommand },
+];
 
 const GLOBAL_HELP = `leaveapi ${packageJson.version}: a read-only, OAuth 2.0 protected API for employees, annual leave and holidays
 
@@ -80,8 +86,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       }
       throw new UsageError("no command given; run 'leaveapi --help' for the list");
     }
-    const command = COMMANDS.find((c) => c.name === name);
-    if (!command) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
+    const entry = COMMANDS.find((c) => c.name === name);
+    if (!entry) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
+    const command = await entry.load();
     if (help) {
       io.out(command.help);
       return 0;

@@ -48,7 +48,6 @@ function writeVerifiedCopy(source: string, temp: string): void {
 
 export const backupCommand: Command = {
   name: "backup",
-  summary: "copy the SQLite database consistently, even while the server runs",
   usage: USAGE,
   help: `usage: ${USAGE}
 

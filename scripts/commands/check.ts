@@ -99,7 +99,6 @@ async function checkPostgres(connectionString: string): Promise<string[]> {
 
 export const checkCommand: Command = {
   name: "check",
-  summary: "check the database: integrity, foreign keys, schema version",
   usage: USAGE,
   help: `usage: ${USAGE}
 

@@ -89,7 +89,6 @@ async function revoke(ctx: CommandContext, args: string[]) {
 
 export const credentialsCommand: Command = {
   name: "credentials",
-  summary: "mint, list and revoke an organisation's client credentials",
   usage: USAGE,
   help: `usage:
   leaveapi credentials create --org ORG_ID [--scopes "employees:read holidays:read leave:read"] [--name LABEL]

@@ -10,7 +10,6 @@ const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const demoCommand: Command = {
   name: "demo",
-  summary: "create a demo organisation with sample data and print its credentials",
   usage: USAGE,
   help: `usage: ${USAGE}
 

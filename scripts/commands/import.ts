@@ -16,7 +16,6 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
 
 export const importCommand: Command = {
   name: "import",
-  summary: "import employees, leave bookings or holidays from a JSONL, JSON or CSV file",
   usage: USAGE,
   help: `usage:
   ${USAGE}

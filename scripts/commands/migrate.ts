@@ -4,7 +4,6 @@ import { locateStore, openMigratedStore } from "../open-store.ts";
 
 export const migrateCommand: Command = {
   name: "migrate",
-  summary: "create or upgrade the database schema (safe to run again)",
   usage: "leaveapi migrate",
   help: `usage: leaveapi migrate
 

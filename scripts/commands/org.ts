@@ -57,7 +57,6 @@ async function setApi(ctx: CommandContext, args: string[], enabled: boolean) {
 
 export const orgCommand: Command = {
   name: "org",
-  summary: "create and list organisations; switch their API access on or off",
   usage: USAGE,
   help: `usage:
   leaveapi org create --name NAME     create an organisation (API access starts off)

@@ -106,7 +106,6 @@ async function abandon(settings: ServeSettings, running: Running): Promise<void>
 
 export const serveCommand: Command = {
   name: "serve",
-  summary: "serve the HTTP API",
   usage: USAGE,
   help: serveHelp(USAGE),
   async run(ctx) {
