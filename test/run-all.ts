@@ -2,7 +2,8 @@
  * `npm test`'s runner: every test file on SQLite, then again on the real Postgres server
  * the suites whose store comes from test-stores.ts (those that call createWorld or
  * openTestStore). Files that always use one store, such as the Postgres scale-out tests,
- * run once. Ends with one line: `tests: N passed, N failed`.
+ * run once. Ends with one line: `tests: N passed, N failed`. A test may take 30 s: the
+ * end-to-end tests start processes, which is slow on a loaded 2-core machine.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ let exitCode = 0;
 
 async function run(label: string, paths: string[], env: Record<string, string>): Promise<void> {
   console.log(`\n== ${label}: ${paths.length === 0 ? "every test file" : `${paths.length} files`}`);
-  const proc = Bun.spawn([process.execPath, "test", ...paths.map((p) => `./test/${p}`)], {
+  const proc = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...paths.map((p) => `./test/${p}`)], {
     cwd: join(TEST_DIR, ".."),
     env: { ...process.env, ...env },
     stdout: "inherit",
