@@ -69,18 +69,21 @@ export class SqlImportWriter implements ImportWriter {
     }
     const created: T[] = [];
     const changed: T[] = [];
+    const revived: string[] = [];
     for (const row of rows) {
       const s = stored.get(row.id);
       if (!s) created.push(row);
       else if (s.deleted || s.digest !== row.digest) changed.push(row);
+      if (s?.deleted) revived.push(row.id);
     }
-    return { created, changed, unchanged: rows.length - created.length - changed.length };
+    return { created, changed, revived, unchanged: rows.length - created.length - changed.length };
   }
 
   /**
    * Writes the new and changed rows (by content digest) and counts all of them; `columns`
    * gives a row's table columns, id included, without the bookkeeping ones. Returns the
-   * rows written. Later rows with the same id win.
+   * rows written and the ids of those that were soft-deleted until now. Later rows with
+   * the same id win.
    */
   private async writeChanged<T extends { id: string }>(
     table: Digested,
@@ -88,12 +91,14 @@ export class SqlImportWriter implements ImportWriter {
     rows: T[],
     now: number,
     columns: (row: T) => Record<string, unknown>,
-  ): Promise<{ counts: WriteCounts; written: T[] }> {
+  ): Promise<{ counts: WriteCounts; written: T[]; revived: string[] }> {
     const counts = noCounts();
     const written: T[] = [];
+    const revived: string[] = [];
     for (const batch of chunks(lastById(rows))) {
       const digested = batch.map((r) => ({ row: r, id: r.id, digest: contentDigest(r) }));
-      const { created, changed, unchanged } = await this.classify(table, organisationId, digested);
+      const { created, changed, unchanged, revived: back } = await this.classify(table, organisationId, digested);
+      revived.push(...back);
       counts.created += created.length;
       counts.updated += changed.length;
       counts.unchanged += unchanged;
@@ -118,11 +123,11 @@ export class SqlImportWriter implements ImportWriter {
         .onConflict((oc) => oc.columns(["organisation_id", "id"]).doUpdateSet(set as never))
         .execute();
     }
-    return { counts, written };
+    return { counts, written, revived };
   }
 
   async upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts> {
-    const { counts } = await this.writeChanged("employees", organisationId, rows, now, (r) => ({
+    const { counts, revived } = await this.writeChanged("employees", organisationId, rows, now, (r) => ({
       id: r.id,
       external_id: r.external_id,
       first_name: r.first_name,
@@ -135,6 +140,16 @@ export class SqlImportWriter implements ImportWriter {
       leaving_date: r.leaving_date,
       holiday_calendar: r.holiday_calendar,
     }));
+    // A deleted employee's bookings are hidden; brought back, they are visible again, so
+    // their updated_at must move or an incremental sync would never see them (DECISIONS §6).
+    for (const batch of chunks(revived)) {
+      await this.db
+        .updateTable("leave_bookings")
+        .set({ updated_at: now })
+        .where("organisation_id", "=", organisationId)
+        .where("employee_id", "in", batch)
+        .execute();
+    }
     return counts;
   }
 

@@ -7,7 +7,12 @@
 const REDRAW_MS = 200;
 const ERASE = "\r\x1b[K";
 
-export function createProgressLine(write: (text: string) => void, clock: () => number = () => performance.now()) {
+/** `unit` names what is counted: `rows read` by default; `leaveapi fetch` counts records fetched. */
+export function createProgressLine(
+  write: (text: string) => void,
+  clock: () => number = () => performance.now(),
+  unit: { noun: string; verb: string } = { noun: "rows", verb: "read" },
+) {
   const started = clock();
   let lastDrawn = -Infinity;
   let drawn = false;
@@ -18,7 +23,7 @@ export function createProgressLine(write: (text: string) => void, clock: () => n
       lastDrawn = t;
       const seconds = (t - started) / 1000;
       const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
-      write(`${ERASE}${rows.toLocaleString("en")} rows read (${rate.toLocaleString("en")} rows/s)`);
+      write(`${ERASE}${rows.toLocaleString("en")} ${unit.noun} ${unit.verb} (${rate.toLocaleString("en")} ${unit.noun}/s)`);
       drawn = true;
     },
     done(): void {

@@ -1,0 +1,120 @@
+/**
+ * Where `leaveapi fetch` writes records: JSON Lines (one record a line, as the API sent
+ * it) or CSV (a header row, then one row a record, quoted where needed by csv-stringify;
+ * the nested `leave_type` flattened into `leave_type_id`, `_name`, `_category`,
+ * `_is_paid`, the column names `leaveapi import` reads, so a fetched file imports again).
+ *
+ * A file is written beside its final name and renamed into place only when every record
+ * is in, so a fetch that fails half-way never leaves a truncated file behind under the
+ * name the caller will read.
+ */
+import { open, rename, rm } from "node:fs/promises";
+import { stringify } from "csv-stringify/sync";
+
+export type FetchResource = "employees" | "leave" | "holidays";
+export type FetchFormat = "jsonl" | "csv";
+
+const COLUMNS: Record<FetchResource, string[]> = {
+  employees: ["id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar", "updated_at"],
+  leave: [
+    "id",
+    "employee_id",
+    "leave_type_id",
+    "leave_type_name",
+    "leave_type_category",
+    "leave_type_is_paid",
+    "start_date",
+    "end_date",
+    "start_half_day",
+    "start_half_period",
+    "end_half_day",
+    "end_half_period",
+    "days",
+    "status",
+    "requested_at",
+    "reviewed_at",
+    "cancelled_at",
+    "updated_at",
+  ],
+  holidays: ["date", "name", "type", "calendar", "applies_to", "deducts_from_leave", "department", "location"],
+};
+
+/** The record as one flat row: nested objects become `parent_child` columns. */
+export function flattenRecord(record: object): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value !== null && typeof value === "object") {
+      for (const [inner, innerValue] of Object.entries(value)) row[`${key}_${inner}`] = innerValue;
+    } else row[key] = value;
+  }
+  return row;
+}
+
+/** One CSV line, without its line break. null is an empty cell; booleans are true/false, as import reads them. */
+function csvLine(cells: unknown[]): string {
+  return stringify([cells], { cast: { boolean: (b) => String(b) } }).replace(/\n$/, "");
+}
+
+/** Turns records into output lines (without line breaks) in the chosen format. */
+export function createLineFormatter(resource: FetchResource, format: FetchFormat): { header: string | null; line: (record: object) => string } {
+  if (format === "jsonl") return { header: null, line: (record) => JSON.stringify(record) };
+  const columns = COLUMNS[resource];
+  return {
+    header: csvLine(columns),
+    line: (record) => {
+      const row = flattenRecord(record);
+      return csvLine(columns.map((c) => row[c] ?? null));
+    },
+  };
+}
+
+export interface LineSink {
+  write(line: string): Promise<void>;
+  /** Makes the output final (renames a file into place). */
+  commit(): Promise<void>;
+  /** Drops what was written (removes the partial file). */
+  discard(): Promise<void>;
+}
+
+const FLUSH_BYTES = 64 * 1024;
+
+/** Lines into `path`, through a partial file renamed into place on commit. */
+export async function fileSink(path: string): Promise<LineSink> {
+  const partial = `${path}.partial-${process.pid}`;
+  const handle = await open(partial, "w");
+  let buffered: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (buffered.length === 0) return;
+    const text = buffered.join("");
+    buffered = [];
+    size = 0;
+    await handle.write(text);
+  };
+  return {
+    async write(line) {
+      buffered.push(`${line}\n`);
+      size += line.length + 1;
+      if (size >= FLUSH_BYTES) await flush();
+    },
+    async commit() {
+      await flush();
+      await handle.sync();
+      await handle.close();
+      await rename(partial, path);
+    },
+    async discard() {
+      await handle.close().catch(() => {});
+      await rm(partial, { force: true });
+    },
+  };
+}
+
+/** Lines to stdout as they come. */
+export function stdoutSink(out: (line: string) => void): LineSink {
+  return {
+    write: async (line) => out(line),
+    commit: async () => {},
+    discard: async () => {},
+  };
+}
