@@ -47,7 +47,7 @@ export function yearOf(date: string): number {
 }
 
 const DATE_TIME_PATTERN =
-  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * An RFC 3339 date-time with `Z` or a `±hh:mm` offset as an instant in whole milliseconds,
@@ -61,8 +61,9 @@ export function parseInstantCeil(text: string): number | null {
   const day = parseDate(m[1]!);
   const [hour, minute, second] = [Number(m[2]), Number(m[3]), Number(m[4])];
   if (day === null || hour > 23 || minute > 59 || second > 60) return null;
-  const fraction = (m[5] ?? "").padEnd(9, "0");
-  const nanos = Number(fraction);
+  // RFC 3339 allows any number of fraction digits: whole milliseconds, plus one if anything finer is not zero.
+  const fraction = m[5] ?? "";
+  const millis = Number(fraction.slice(0, 3).padEnd(3, "0")) + (/[1-9]/.test(fraction.slice(3)) ? 1 : 0);
   let offsetMinutes = 0;
   if (!m[6]) {
     const [oh, om] = [Number(m[8]), Number(m[9])];
@@ -71,7 +72,7 @@ export function parseInstantCeil(text: string): number | null {
   }
   // A leap second (:60) is read as the first instant of the next minute.
   const seconds = day * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60;
-  return seconds * 1000 + Math.ceil(nanos / 1_000_000);
+  return seconds * 1000 + millis;
 }
 
 /** RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z` (DECISIONS §1). */

@@ -1,8 +1,10 @@
 /**
  * The records the API returns, as the store hands them over (instants as epoch
  * milliseconds), and their exact v1 JSON shapes: every field the contract names, no other,
- * unknown values as `null` (DECISIONS §1).
+ * unknown values as `null` (DECISIONS §1). The JSON types come from lib/api-schemas.ts, the
+ * schemas the OpenAPI document is generated from, so the two cannot disagree.
  */
+import type { EmployeeJson, HolidayEntryJson, LeaveBookingJson } from "./api-schemas.ts";
 import { formatInstant } from "./dates.ts";
 
 export const LEAVE_STATUSES = ["pending", "approved", "rejected", "cancelled", "cancellation_requested"] as const;
@@ -59,20 +61,12 @@ export interface ClosureDayRecord {
   deducts_from_leave: boolean;
 }
 
-export interface HolidayEntry {
-  date: string;
-  name: string;
-  type: "public" | "company";
-  calendar: string | null;
-  applies_to: string;
-  deducts_from_leave: boolean;
-  department: string | null;
-  location: string | null;
-}
+/** One entry of GET /v1/holidays: its shape is lib/api-schemas.ts's HolidayEntry. */
+export type HolidayEntry = HolidayEntryJson;
 
 const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
-export function employeeJson(e: EmployeeRecord) {
+export function employeeJson(e: EmployeeRecord): EmployeeJson {
   return {
     id: e.id,
     first_name: e.first_name,
@@ -88,7 +82,7 @@ export function employeeJson(e: EmployeeRecord) {
   };
 }
 
-export function leaveBookingJson(b: LeaveBookingRecord) {
+export function leaveBookingJson(b: LeaveBookingRecord): LeaveBookingJson {
   return {
     id: b.id,
     employee_id: b.employee_id,

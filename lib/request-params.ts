@@ -2,6 +2,11 @@
  * Query parameters of the data endpoints (DECISIONS §4), validated with valibot. Unknown
  * and repeated parameters are refused, so a typo such as `update_since` cannot silently
  * widen an answer; every failure is a 400 that names the parameter.
+ *
+ * The same schemas document the parameters: server/openapi.ts turns them into the OpenAPI
+ * document's parameters. A `check` has no JSON Schema form, so every pipe with one also
+ * carries `v.metadata` stating the constraint as JSON Schema keywords (the generator
+ * refuses a check without it); metadata and descriptions never change what is accepted.
  */
 import * as v from "valibot";
 import { invalidParam } from "./errors.ts";
@@ -32,6 +37,7 @@ const dateParam = (name: string) =>
   v.pipe(
     v.string(`'${name}' is required: a date as YYYY-MM-DD.`),
     v.check(isDate, `'${name}' must be a real calendar date as YYYY-MM-DD.`),
+    v.metadata({ format: "date", examples: ["2026-03-01"] }),
   );
 
 /** A space where the offset's `+` stood: an unencoded `+` in a query string arrives as a space. */
@@ -39,6 +45,12 @@ const restorePlus = (text: string) => text.replace(/ (\d{2}:\d{2})$/, "+$1");
 
 const updatedSinceParam = v.pipe(
   v.string(),
+  // Before the first transform: the document describes what the client sends.
+  v.metadata({ format: "date-time", examples: ["2026-03-01T09:30:00Z"] }),
+  v.description(
+    "Only records changed at or after this instant: an RFC 3339 date-time with `Z` or a ±hh:mm offset. " +
+      "For incremental sync, pass the moment your previous sync started, less a few seconds.",
+  ),
   v.transform(restorePlus),
   v.check(
     (s) => parseInstantCeil(s) !== null,
@@ -49,33 +61,57 @@ const updatedSinceParam = v.pipe(
 
 const limitParam = v.pipe(
   v.string(),
-  v.check((s) => /^\d{1,6}$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_LIMIT, `'limit' must be a whole number from 1 to ${MAX_LIMIT}.`),
+  v.check((s) => /^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_LIMIT, `'limit' must be a whole number from 1 to ${MAX_LIMIT}.`),
+  v.metadata({ type: "integer", minimum: 1, maximum: MAX_LIMIT }),
+  v.description("Records per page."),
   v.transform(Number),
 );
 
-const cursorParam = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,1024}$/, "'cursor' must be the next_cursor of a previous page, unchanged."));
+const cursorParam = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_-]{1,1024}$/, "'cursor' must be the next_cursor of a previous page, unchanged."),
+  v.description("The `next_cursor` of the previous page, unchanged; the other filters must stay the same."),
+);
 
 const uuidParam = (name: string) =>
   v.pipe(
     v.string(),
     v.check(isUuid, `'${name}' must be a UUID.`),
+    v.metadata({ format: "uuid" }),
+    v.description("Any letter case is accepted."),
     v.transform((s) => s.toLowerCase()),
   );
 
-const employeeStatusParam = v.pipe(v.string(), v.regex(/^[a-z_]{1,30}$/, "'status' must match ^[a-z_]{1,30}$."));
+const employeeStatusParam = v.pipe(
+  v.string(),
+  v.regex(/^[a-z_]{1,30}$/, "'status' must match ^[a-z_]{1,30}$."),
+  v.description("Exact employment status."),
+  v.examples(["active"]),
+);
 
-const leaveStatusParam = v.picklist(LEAVE_STATUSES, `'status' must be one of ${LEAVE_STATUSES.join(", ")}.`);
+const leaveStatusParam = v.pipe(
+  v.picklist(LEAVE_STATUSES, `'status' must be one of ${LEAVE_STATUSES.join(", ")}.`),
+  v.description("Only bookings with this status."),
+);
 
-const employeesSchema = v.object({
+/** GET /v1/employees. */
+export const employeesQuerySchema = v.object({
   status: v.optional(employeeStatusParam),
   updated_since: v.optional(updatedSinceParam),
   limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
   cursor: v.optional(cursorParam),
 });
 
-const leaveSchema = v.object({
-  from: dateParam("from"),
-  to: dateParam("to"),
+const fromParam = v.pipe(dateParam("from"), v.description("Start of the date range, inclusive, as YYYY-MM-DD."));
+const toParam = v.pipe(
+  dateParam("to"),
+  v.description(`End of the date range, inclusive: not before \`from\` and at most ${MAX_RANGE_DAYS} days after it.`),
+);
+
+/** GET /v1/leave-requests. */
+export const leaveQuerySchema = v.object({
+  from: fromParam,
+  to: toParam,
   status: v.optional(leaveStatusParam),
   employee_id: v.optional(uuidParam("employee_id")),
   updated_since: v.optional(updatedSinceParam),
@@ -83,13 +119,21 @@ const leaveSchema = v.object({
   cursor: v.optional(cursorParam),
 });
 
-const holidaysSchema = v.object({
-  from: dateParam("from"),
-  to: dateParam("to"),
+/** GET /v1/holidays. */
+export const holidaysQuerySchema = v.object({
+  from: fromParam,
+  to: toParam,
   calendar: v.optional(
-    v.pipe(v.string(), v.regex(CALENDAR_KEY_PATTERN, "'calendar' must be a calendar key such as GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$).")),
+    v.pipe(
+      v.string(),
+      v.regex(CALENDAR_KEY_PATTERN, "'calendar' must be a calendar key such as GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$)."),
+      v.description("One calendar key (country, or country-region): its public holidays only, whether or not anyone observes it."),
+      v.examples(["GB-ENG"]),
+    ),
   ),
-  type: v.optional(v.picklist(["public", "company"] as const, "'type' must be public or company.")),
+  type: v.optional(
+    v.pipe(v.picklist(["public", "company"] as const, "'type' must be public or company."), v.description("Public holidays or company closure days only.")),
+  ),
 });
 
 function parseWith<S extends v.GenericSchema>(schema: S, query: Record<string, string>): v.InferOutput<S> {
@@ -116,7 +160,7 @@ export interface EmployeesParams {
 }
 
 export function parseEmployeesQuery(url: URL): EmployeesParams {
-  return parseWith(employeesSchema, readQuery(url, Object.keys(employeesSchema.entries)));
+  return parseWith(employeesQuerySchema, readQuery(url, Object.keys(employeesQuerySchema.entries)));
 }
 
 export interface LeaveParams {
@@ -130,7 +174,7 @@ export interface LeaveParams {
 }
 
 export function parseLeaveQuery(url: URL): LeaveParams {
-  const params = parseWith(leaveSchema, readQuery(url, Object.keys(leaveSchema.entries)));
+  const params = parseWith(leaveQuerySchema, readQuery(url, Object.keys(leaveQuerySchema.entries)));
   checkRange(params.from, params.to);
   return params;
 }
@@ -143,10 +187,18 @@ export interface HolidaysParams {
 }
 
 export function parseHolidaysQuery(url: URL): HolidaysParams {
-  const params = parseWith(holidaysSchema, readQuery(url, Object.keys(holidaysSchema.entries)));
+  const params = parseWith(holidaysQuerySchema, readQuery(url, Object.keys(holidaysQuerySchema.entries)));
   checkRange(params.from, params.to);
   return params;
 }
+
+/** The `{id}` of GET /v1/employees/{id}, decoded. */
+export const employeeIdPathSchema = v.pipe(
+  v.string(),
+  v.check(isUuid, "The employee id in the path must be a UUID."),
+  v.metadata({ format: "uuid" }),
+  v.description("The employee's id; any letter case is accepted."),
+);
 
 /** A path `{id}`: any case accepted, answered in lower case. */
 export function parseEmployeeId(raw: string): string {
@@ -156,6 +208,6 @@ export function parseEmployeeId(raw: string): string {
   } catch {
     id = raw;
   }
-  if (!isUuid(id)) throw invalidParam("id", "The employee id in the path must be a UUID.");
+  if (!v.is(employeeIdPathSchema, id)) throw invalidParam("id", "The employee id in the path must be a UUID.");
   return id.toLowerCase();
 }

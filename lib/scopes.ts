@@ -41,7 +41,8 @@ export function grantScopes(
   requested: string | undefined,
   allowed: readonly Scope[],
 ): { granted: Scope[] } | { refused: string[] } {
-  if (requested === undefined || requested.trim() === "") return { granted: normalizeScopes(allowed) };
+  // Blank means ASCII whitespace only, as parseScopeList splits: a no-break space is a (malformed) scope name.
+  if (requested === undefined || /^[ \t\r\n]*$/.test(requested)) return { granted: normalizeScopes(allowed) };
   const { scopes, unknown } = parseScopeList(requested);
   const lacking = scopes.filter((s) => !allowed.includes(s));
   if (unknown.length > 0 || lacking.length > 0) return { refused: [...unknown, ...lacking] };

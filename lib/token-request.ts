@@ -31,13 +31,14 @@ export type BasicCredentials =
  * clients (oauth4webapi, openid-client) send `-` as `%2D` and `_` as `%5F`.
  */
 export function parseBasicAuthorization(header: string | null): BasicCredentials {
-  if (header === null || header.trim() === "") return { kind: "none" };
-  const trimmed = header.trim();
-  const space = trimmed.search(/\s/);
+  // HTTP whitespace only (SP, HTAB: RFC 9110 §5.6.3); String.trim would also take a no-break space.
+  const trimmed = header?.replace(/^[ \t]+|[ \t]+$/g, "") ?? "";
+  if (trimmed === "") return { kind: "none" };
+  const space = trimmed.search(/[ \t]/);
   const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
   if (scheme.toLowerCase() !== "basic") return { kind: "other-scheme" };
   if (space === -1) return { kind: "malformed" };
-  const bytes = base64Decode(trimmed.slice(space).trim());
+  const bytes = base64Decode(trimmed.slice(space).replace(/^[ \t]+/, ""));
   const text = bytes && utf8DecodeStrict(bytes);
   if (text === null || text === undefined) return { kind: "malformed" };
   const colon = text.indexOf(":");

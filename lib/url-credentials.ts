@@ -7,12 +7,13 @@
 const CREDENTIAL_PARAMS = new Set(["access_token", "client_id", "client_secret", "token"]);
 const SECRET_MARKERS = /svc[ts]_/;
 
+/**
+ * The text with every percent-escape of an ASCII byte decoded, the others left as they are.
+ * The markers are ASCII, so this finds `%73vct_` however the rest of the text is escaped;
+ * decodeURIComponent would give up on the whole text at one malformed escape (`%`, `%E0`).
+ */
 function decodeLoosely(text: string): string {
-  try {
-    return decodeURIComponent(text.replaceAll("+", " "));
-  } catch {
-    return text;
-  }
+  return text.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** Whether the URL names a credential parameter or holds a secret or token anywhere in it. */

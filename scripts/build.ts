@@ -1,9 +1,11 @@
 #!/usr/bin/env bun
 /**
  * `npm run build`: compiles the `leaveapi` command line into one self-contained executable,
- * `dist/leaveapi`, with `bun build --compile`.
+ * `dist/leaveapi`, with `bun build --compile`, and builds the npm package's library
+ * (JavaScript for Node and `.d.ts` for every entry point) into dist/lib
+ * (scripts/build-library.ts). `--lib-only` builds just the library (`npm pack` runs that).
  *
- *   bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode]
+ *   bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--lib-only]
  *
  * Everything the program needs at run time is bundled into it: the migrations and the
  * OpenAPI document are code, the `date-holidays` dataset is a static JSON import and
@@ -15,6 +17,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
+import { buildLibrary } from "./build-library.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const ENTRY = join(ROOT, "scripts/cli.ts");
@@ -66,19 +69,24 @@ export async function buildExecutable(options: BuildOptions): Promise<number> {
   return statSync(options.outfile).size;
 }
 
-const USAGE = "usage: bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode]";
+const USAGE = "usage: bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--lib-only]";
 
-function parseBuildArgs(argv: string[]): BuildOptions {
+function parseBuildArgs(argv: string[]): BuildOptions & { libOnly: boolean } {
   const { values } = parseArgs({
     args: argv,
-    options: { outfile: { type: "string" }, "no-minify": { type: "boolean" }, "no-bytecode": { type: "boolean" } },
+    options: { outfile: { type: "string" }, "no-minify": { type: "boolean" }, "no-bytecode": { type: "boolean" }, "lib-only": { type: "boolean" } },
     strict: true,
   });
-  return { outfile: resolve(values.outfile ?? DEFAULT_OUTFILE), minify: !values["no-minify"], bytecode: !values["no-bytecode"] };
+  return {
+    outfile: resolve(values.outfile ?? DEFAULT_OUTFILE),
+    minify: !values["no-minify"],
+    bytecode: !values["no-bytecode"],
+    libOnly: values["lib-only"] ?? false,
+  };
 }
 
 if (import.meta.main) {
-  let options: BuildOptions;
+  let options: ReturnType<typeof parseBuildArgs>;
   try {
     options = parseBuildArgs(Bun.argv.slice(2));
   } catch (error) {
@@ -86,6 +94,9 @@ if (import.meta.main) {
     process.exit(2);
   }
   try {
+    const entries = await buildLibrary();
+    console.log(`dist/lib: JavaScript for Node and declarations, ${entries.length} entry files`);
+    if (options.libOnly) process.exit(0);
     const size = await buildExecutable(options);
     const flags = [options.minify && "minify", options.bytecode && "bytecode"].filter(Boolean).join(", ") || "plain";
     const shown = relative(process.cwd(), options.outfile);

@@ -1,5 +1,5 @@
 /**
- * Fails when lib/ depends on anything runtime-specific or on the layers above it
+ * Fails when lib/ (or testing/, client/) depends on anything runtime-specific or on the layers above it
  * (STYLE.md: dependencies point one way, lib/ runs unchanged on Bun, Deno and Node).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -25,8 +25,11 @@ function* files(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
-// testing/ ships as `leaveapi/testing` for host applications' own test runners: neutral too.
-for (const file of [...files(join(root, "lib")), ...files(join(root, "testing"))]) {
+// testing/ ships as `leaveapi/testing` for host applications' own test runners, and client/
+// as `leaveapi/client` for integrators on Node, Bun and Deno: both neutral too. So is the
+// memory store (`leaveapi/memory`), which Deno serves and hosts read as a template.
+const neutral = [...files(join(root, "lib")), ...files(join(root, "testing")), ...files(join(root, "client"))];
+for (const file of [...neutral, join(root, "adapters/memory-store.ts")]) {
   readFileSync(file, "utf8")
     .split("\n")
     .forEach((line, i) => {
@@ -37,7 +40,7 @@ for (const file of [...files(join(root, "lib")), ...files(join(root, "testing"))
     });
 }
 if (problems.length > 0) {
-  console.error(`lib/ and testing/ must stay runtime-neutral and depend on nothing above lib/ (STYLE.md):\n${problems.join("\n")}`);
+  console.error(`lib/, testing/ and client/ must stay runtime-neutral and depend on nothing above lib/ (STYLE.md):\n${problems.join("\n")}`);
   process.exit(1);
 }
-console.log("boundaries: lib/ and testing/ import nothing runtime-specific or from server/, adapters/, scripts/");
+console.log("boundaries: lib/, testing/ and client/ import nothing runtime-specific or from server/, adapters/, scripts/");

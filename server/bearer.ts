@@ -10,6 +10,8 @@ import type { Scope } from "../lib/scopes.ts";
 
 const REALM = 'Bearer realm="leaveapi"';
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** HTTP's whitespace is SP and HTAB (RFC 9110 §5.6.3): a no-break space is not a separator, so "\u00a0Bearer x" is another scheme. */
+const OWS_EDGES = /^[ \t]+|[ \t]+$/g;
 
 function unauthenticated(description: string): ApiError {
   return new ApiError(401, "invalid_token", description, { headers: { "WWW-Authenticate": REALM } });
@@ -30,16 +32,16 @@ function malformed(description: string): ApiError {
 /** The access token a request presents; throws the answer for a missing or malformed header. */
 export function bearerToken(req: Request): string {
   const header = req.headers.get("authorization");
-  if (header === null || header.trim() === "") {
+  const trimmed = header?.replace(OWS_EDGES, "") ?? "";
+  if (trimmed === "") {
     throw unauthenticated("This endpoint needs an access token: send 'Authorization: Bearer <token>'.");
   }
-  const trimmed = header.trim();
-  const space = trimmed.search(/\s/);
+  const space = trimmed.search(/[ \t]/);
   const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
   if (scheme.toLowerCase() !== "bearer") {
     throw unauthenticated("This endpoint takes a Bearer access token, not another authorization scheme.");
   }
-  const credentials = space === -1 ? "" : trimmed.slice(space).trim();
+  const credentials = space === -1 ? "" : trimmed.slice(space).replace(OWS_EDGES, "");
   if (credentials === "") throw malformed("The Authorization header names the Bearer scheme but carries no token.");
   if (/[\s,]/.test(credentials)) throw malformed("The Authorization header must carry exactly one Bearer token.");
   if (!B64TOKEN.test(credentials)) throw malformed("The Bearer token contains characters a token cannot have.");

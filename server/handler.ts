@@ -2,8 +2,9 @@
  * The one handler: `(Request) => Promise<Response>`, like Hono's `app.fetch`. The server,
  * the Node bridge, Deno and the tests all call this same function.
  *
- * Order of checks (DECISIONS §3): credentials in the URL (400) → unknown path (404) or
- * wrong method (405) → authentication (401) → scope (403) → parameters (400) → lookup (404).
+ * Order of checks (DECISIONS §3): URL and header size (414, 431; request-limits.ts) →
+ * credentials in the URL (400) → unknown path (404) or wrong method (405) →
+ * authentication (401) → scope (403) → parameters (400) → lookup (404).
  */
 import { IttyRouter, type IRequest } from "itty-router";
 import {
@@ -27,8 +28,10 @@ import {
   listLeaveEndpoint,
   type DataContext,
 } from "./data-endpoints.ts";
+import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
+import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { DEFAULT_TOKEN_LIMITS, handleTokenRequest, type TokenLimits } from "./token-endpoint.ts";
 
 export interface RequestLogEntry {
@@ -46,8 +49,18 @@ export interface RequestLogEntry {
 
 export interface HandlerOptions {
   store: Store;
-  /** The public base URL (no trailing slash) for metadata; by default the request's own origin. */
+  /**
+   * The public base URL of the API (no trailing slash) that metadata and the OpenAPI
+   * document print, used as given: it already includes any path prefix. By default the
+   * request's own origin followed by `basePath`.
+   */
   issuer?: string;
+  /**
+   * A path prefix to serve under, e.g. "/hr-api" → `/hr-api/v1/employees`; anything
+   * outside it is 404. Path segments of letters, digits and `-._~`, no trailing slash.
+   * By default the API is served at the root.
+   */
+  basePath?: string;
   /** Milliseconds since the epoch; pass a fake clock in tests. */
   now?: () => number;
   randomBytes?: RandomBytes;
@@ -83,7 +96,8 @@ export function createHandler(options: HandlerOptions): Handler {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
-  const issuerFor = (url: URL) => options.issuer ?? url.origin;
+  const basePath = validBasePath(options.basePath);
+  const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
 
   const only = (methods: readonly string[], req: Routed) => {
     if (!methods.includes(req.method)) throw methodNotAllowed(methods);
@@ -98,7 +112,7 @@ export function createHandler(options: HandlerOptions): Handler {
     return endpoint({ store, grant, url: state.url }, req);
   };
 
-  const router = IttyRouter<Routed, [RequestState]>();
+  const router = IttyRouter<Routed, [RequestState]>({ base: basePath });
   router
     .all("/v1/oauth/token", (req, state) => {
       state.route = "/v1/oauth/token";
@@ -132,6 +146,16 @@ export function createHandler(options: HandlerOptions): Handler {
       only(DATA_METHODS, req);
       return json(200, authorizationServerMetadata(issuerFor(state.url)));
     })
+    .all(DOCS_PATH, (req, state) => {
+      state.route = DOCS_PATH;
+      only(DATA_METHODS, req);
+      return docsPage();
+    })
+    .all(DOCS_SCRIPT_PATH, (req, state) => {
+      state.route = DOCS_SCRIPT_PATH;
+      only(DATA_METHODS, req);
+      return docsScript();
+    })
     .all("*", () => {
       throw notFound();
     });
@@ -144,11 +168,18 @@ export function createHandler(options: HandlerOptions): Handler {
     let response: Response;
     let failure: unknown;
     try {
+      // First of all: the size limits bound what every later check reads (414, 431).
+      const tooLarge = requestSizeError(req, url);
+      if (tooLarge) {
+        if (tooLarge.status === 414) state.route = URL_TOO_LONG_ROUTE;
+        throw tooLarge;
+      }
       if (urlCarriesCredentials(url)) {
         throw invalidRequest("Credentials and tokens must never be sent in the URL; use the Authorization header or the form body.");
       }
       // One spelling per resource: a trailing slash is another, unknown path (never a redirect).
       if (url.pathname.length > 1 && url.pathname.endsWith("/")) throw notFound();
+      if (!isUnderBasePath(url.pathname, basePath)) throw notFound();
       response = (await router.fetch(req, state)) as Response;
     } catch (error) {
       if (error instanceof ApiError) {
@@ -162,7 +193,7 @@ export function createHandler(options: HandlerOptions): Handler {
       }
     }
     // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1, OAUTH-NOTES B5).
-    if (url.pathname === "/v1/oauth/token") response.headers.set("Pragma", "no-cache");
+    if (url.pathname === `${basePath}/v1/oauth/token`) response.headers.set("Pragma", "no-cache");
     options.log?.({
       time: new Date().toISOString(),
       level: response.status >= 500 ? "error" : "info",
@@ -177,4 +208,22 @@ export function createHandler(options: HandlerOptions): Handler {
     });
     return finish(response, requestId, req.method === "HEAD");
   };
+}
+
+/** Path segments itty-router can put into its route patterns verbatim (it escapes only "."). */
+const BASE_PATH_PATTERN = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
+
+/** A set-up mistake in `basePath` throws here, when the handler is created, not on the first request. */
+function validBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === "") return "";
+  if (!BASE_PATH_PATTERN.test(basePath)) {
+    throw new Error(
+      `basePath must look like "/hr-api": start with "/", no trailing slash, no "?" or "#", path segments of letters, digits and -._~ only; got ${JSON.stringify(basePath)}. Omit it to serve at the root.`,
+    );
+  }
+  return basePath;
+}
+
+function isUnderBasePath(pathname: string, basePath: string): boolean {
+  return basePath === "" || pathname === basePath || pathname.startsWith(`${basePath}/`);
 }

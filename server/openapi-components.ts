@@ -1,10 +1,10 @@
 /**
- * The reusable parts of the OpenAPI document other than body schemas: security schemes,
- * query parameters, headers and the error responses. Each error response says when the
- * API sends it (DECISIONS §3), so a client can tell retryable failures from its own mistakes.
+ * The reusable parts of the OpenAPI document other than body schemas and parameters (those
+ * are generated from valibot, server/openapi-schemas.ts): security schemes, headers and the
+ * error responses. Each error response says when the API sends it (DECISIONS §3), so a
+ * client can tell retryable failures from its own mistakes.
  */
-import { CALENDAR_KEY_PATTERN } from "../lib/public-holidays.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_RANGE_DAYS } from "../lib/request-params.ts";
+import { MAX_HEADER_BYTES, MAX_URL_BYTES } from "./request-limits.ts";
 
 const errorBody = { $ref: "#/components/schemas/Error" } as const;
 const requestIdHeader = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } } as const;
@@ -41,46 +41,6 @@ export const securitySchemes = {
   },
 } as const;
 
-const rangeDate = (name: "from" | "to", description: string) =>
-  ({ name, in: "query", required: true, description, schema: { type: "string", format: "date" }, example: "2026-03-01" }) as const;
-
-export const parameters = {
-  From: rangeDate("from", "Start of the date range, inclusive, as YYYY-MM-DD."),
-  To: rangeDate("to", `End of the date range, inclusive: not before \`from\` and at most ${MAX_RANGE_DAYS} days after it.`),
-  UpdatedSince: {
-    name: "updated_since",
-    in: "query",
-    required: false,
-    description:
-      "Only records changed at or after this instant: an RFC 3339 date-time with `Z` or a ±hh:mm offset. " +
-      "For incremental sync, pass the moment your previous sync started, less a few seconds.",
-    schema: { type: "string", format: "date-time" },
-    example: "2026-03-01T09:30:00Z",
-  },
-  Limit: {
-    name: "limit",
-    in: "query",
-    required: false,
-    description: "Records per page.",
-    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  },
-  Cursor: {
-    name: "cursor",
-    in: "query",
-    required: false,
-    description: "The `next_cursor` of the previous page, unchanged; the other filters must stay the same.",
-    schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,1024}$" },
-  },
-  Calendar: {
-    name: "calendar",
-    in: "query",
-    required: false,
-    description: "One calendar key (country, or country-region): its public holidays only, whether or not anyone observes it.",
-    schema: { type: "string", pattern: CALENDAR_KEY_PATTERN.source },
-    example: "GB-ENG",
-  },
-} as const;
-
 export const headers = {
   RequestId: {
     description: "The request's id: the caller's `X-Request-Id` when it matches ^[A-Za-z0-9._-]{1,64}$, else a generated one.",
@@ -91,6 +51,11 @@ export const headers = {
     description: "Whole seconds to wait before retrying.",
     required: true,
     schema: { type: "integer", minimum: 1 },
+  },
+  Allow: {
+    description: "The methods this path answers, e.g. `GET, HEAD`.",
+    required: true,
+    schema: { type: "string", examples: ["GET, HEAD", "POST"] },
   },
   BearerChallenge: {
     description: 'A Bearer challenge, e.g. `Bearer realm="leaveapi", error="invalid_token"`.',
@@ -125,6 +90,32 @@ export const responses = {
     "No employee with this id in the token's organisation (deleted and other organisations' employees included).",
     { error: "not_found", error_description: "No employee with this id." },
     {},
+  ),
+  CredentialsInUrl: errorResponse(
+    "Credentials or a token in the URL (`access_token`, `client_id`, `client_secret` or `token` as a query parameter, " +
+      "or a secret or token anywhere in it): refused before anything else, on every path.",
+    { error: "invalid_request", error_description: "Credentials and tokens must never be sent in the URL; use the Authorization header or the form body." },
+    {},
+  ),
+  UriTooLong: errorResponse(
+    `The URL is longer than ${MAX_URL_BYTES} bytes.`,
+    { error: "invalid_request", error_description: `The URL must be at most ${MAX_URL_BYTES} bytes; send fewer or shorter query parameters.` },
+    {},
+  ),
+  HeadersTooLarge: errorResponse(
+    `The request headers are larger than ${MAX_HEADER_BYTES} bytes in all.`,
+    { error: "invalid_request", error_description: `The request headers must be at most ${MAX_HEADER_BYTES} bytes in all.` },
+    {},
+  ),
+  UnknownPath: errorResponse(
+    "No resource at this path. A trailing slash makes another, unknown path; nothing is ever redirected.",
+    { error: "not_found", error_description: "No resource exists at this path." },
+    {},
+  ),
+  MethodNotAllowed: errorResponse(
+    "A method this path does not answer; `Allow` lists those it does.",
+    { error: "method_not_allowed", error_description: "This path answers only GET, HEAD." },
+    { Allow: { $ref: "#/components/headers/Allow" } },
   ),
   TooManyRequests: errorResponse(
     "Rate limited: more than 10 token requests per minute for these credentials, or too many failed authentications from this address.",

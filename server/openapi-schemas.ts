@@ -1,218 +1,118 @@
 /**
- * The JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses them) of every body the API sends
- * or takes. They describe the exact v1 shapes of lib/records.ts: every field `required`,
- * no other field allowed, unknown values `null` (DECISIONS §1). Patterns, enums and
- * limits come from the constants the code enforces, so the document cannot drift from them.
- * test/openapi.test.ts validates real handler responses against these schemas.
+ * valibot → JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it) with @valibot/to-json-schema:
+ * the component schemas from lib/api-schemas.ts and the parameters from the very schemas
+ * lib/request-params.ts validates requests with, so the document cannot drift from the code.
+ *
+ * Conversion throws on anything it cannot express, except a `check`: that is custom code,
+ * so its pipe must carry `v.metadata` stating the constraint as JSON Schema keywords, and
+ * `assertChecksDocumented` refuses a pipe that does not.
  */
-import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_LIFETIME_SECONDS } from "../lib/credentials.ts";
-import { LEAVE_STATUSES } from "../lib/records.ts";
-import { ALL_SCOPES } from "../lib/scopes.ts";
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
+import type { GenericSchema } from "valibot";
+import { API_SCHEMAS } from "../lib/api-schemas.ts";
 
-/** Ids are answered in lower case (DECISIONS §1). */
-const uuid = { type: "string", format: "uuid", pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } as const;
-const date = { type: "string", format: "date" } as const;
-const nullableDate = { type: ["string", "null"], format: "date" } as const;
-/** What formatInstant writes: RFC 3339 in UTC with milliseconds. */
-const INSTANT_PATTERN = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$";
-const instant = { type: "string", format: "date-time", pattern: INSTANT_PATTERN } as const;
-const nullableInstant = { type: ["string", "null"], format: "date-time", pattern: INSTANT_PATTERN } as const;
-const nullableText = { type: ["string", "null"] } as const;
-const halfPeriod = {
-  type: ["string", "null"],
-  enum: ["am", "pm", null],
-  description: "`am` or `pm` when the matching half-day flag is true, else `null`.",
-} as const;
+export type ComponentName = keyof typeof API_SCHEMAS;
 
-const nextCursor = {
-  type: ["string", "null"],
-  pattern: "^[A-Za-z0-9_-]+$",
-  description: "Pass unchanged as `cursor`, with the same filters, for the next page; `null` on the last page.",
-} as const;
-const hasMore = { type: "boolean", description: "True exactly when another record follows this page." } as const;
+/**
+ * `v.nullable(x)` as OpenAPI 3.1 usually says it, `type: [x's type, "null"]` (with `null`
+ * among an enum's values), rather than `anyOf: [x, {type: "null"}]`: the same values, and
+ * the form renderers understand (Scalar rejects a `{type: "null"}` branch). Anything
+ * without one plain type, such as a $ref, keeps the anyOf.
+ */
+function nullableAsTypeArray(jsonSchema: JsonSchema): JsonSchema | undefined {
+  const [inner, nullBranch, ...rest] = jsonSchema.anyOf ?? [];
+  if (rest.length > 0 || typeof inner !== "object" || typeof nullBranch !== "object" || nullBranch.type !== "null") return undefined;
+  if (typeof inner.type !== "string" || "$ref" in inner || "const" in inner) return undefined;
+  const { anyOf: _anyOf, ...outer } = jsonSchema;
+  return { ...inner, ...outer, type: [inner.type, "null"], ...(inner.enum ? { enum: [...inner.enum, null] } : {}) };
+}
 
-export const schemas = {
-  Employee: {
-    type: "object",
-    description: "A current or former employee. Deleted employees are never returned.",
-    additionalProperties: false,
-    required: [
-      "id", "first_name", "last_name", "preferred_name", "job_title", "department",
-      "status", "start_date", "leaving_date", "holiday_calendar", "updated_at",
-    ],
-    properties: {
-      id: uuid,
-      first_name: nullableText,
-      last_name: nullableText,
-      preferred_name: nullableText,
-      job_title: nullableText,
-      department: nullableText,
-      status: { type: "string", description: "Employment status, e.g. `active` or `terminated`.", examples: ["active", "terminated"] },
-      start_date: nullableDate,
-      leaving_date: nullableDate,
-      holiday_calendar: {
-        type: ["string", "null"],
-        description: "The calendar key whose public holidays the employee follows (the key space of `calendar` on /v1/holidays).",
-        examples: ["GB-ENG"],
-      },
-      updated_at: { ...instant, description: "When anything in this record last changed." },
-    },
-  },
-  LeaveType: {
-    type: "object",
-    additionalProperties: false,
-    required: ["id", "name", "category", "is_paid"],
-    properties: {
-      id: uuid,
-      name: { type: "string" },
-      category: { type: "string", description: "Always `annual` in v1: only annual leave is returned." },
-      is_paid: { type: "boolean" },
-    },
-  },
-  LeaveBooking: {
-    type: "object",
-    description: "An annual leave booking.",
-    additionalProperties: false,
-    required: [
-      "id", "employee_id", "leave_type", "start_date", "end_date", "start_half_day", "start_half_period",
-      "end_half_day", "end_half_period", "days", "status", "requested_at", "reviewed_at", "cancelled_at", "updated_at",
-    ],
-    properties: {
-      id: uuid,
-      employee_id: uuid,
-      leave_type: { $ref: "#/components/schemas/LeaveType" },
-      start_date: date,
-      end_date: date,
-      start_half_day: { type: "boolean" },
-      start_half_period: halfPeriod,
-      end_half_day: { type: "boolean" },
-      end_half_period: halfPeriod,
-      days: {
-        type: "number",
-        minimum: 0,
-        multipleOf: 0.5,
-        description: "Leave days the booking takes: weekdays, less public holidays and closure days, less half days.",
-      },
-      status: { type: "string", enum: [...LEAVE_STATUSES] },
-      requested_at: nullableInstant,
-      reviewed_at: { ...nullableInstant, description: "`null` until the booking is reviewed." },
-      cancelled_at: { ...nullableInstant, description: "`null` unless the booking was cancelled." },
-      updated_at: { ...instant, description: "When anything in this record, its leave type included, last changed." },
-    },
-  },
-  HolidayEntry: {
-    type: "object",
-    description:
-      "A public holiday (`type: public`, `calendar` set, `applies_to: calendar`) or a company closure day " +
-      "(`type: company`, `calendar: null`, `applies_to` all, department or location, with `department` or `location` set to match).",
-    additionalProperties: false,
-    required: ["date", "name", "type", "calendar", "applies_to", "deducts_from_leave", "department", "location"],
-    properties: {
-      date,
-      name: { type: "string" },
-      type: { type: "string", enum: ["public", "company"] },
-      calendar: { type: ["string", "null"], description: "Calendar key of a public holiday; `null` for a closure day.", examples: ["GB-ENG"] },
-      applies_to: { type: "string", enum: ["calendar", "all", "department", "location"] },
-      deducts_from_leave: { type: "boolean", description: "Whether the day uses up leave allowance; always false for public holidays." },
-      department: { ...nullableText, description: "Set when `applies_to` is `department`." },
-      location: { ...nullableText, description: "Set when `applies_to` is `location`." },
-    },
-  },
-  EmployeePage: {
-    type: "object",
-    additionalProperties: false,
-    required: ["has_more", "next_cursor", "data"],
-    properties: { has_more: hasMore, next_cursor: nextCursor, data: { type: "array", items: { $ref: "#/components/schemas/Employee" } } },
-  },
-  EmployeeResponse: {
-    type: "object",
-    additionalProperties: false,
-    required: ["data"],
-    properties: { data: { $ref: "#/components/schemas/Employee" } },
-  },
-  LeaveBookingPage: {
-    type: "object",
-    additionalProperties: false,
-    required: ["has_more", "next_cursor", "data"],
-    properties: { has_more: hasMore, next_cursor: nextCursor, data: { type: "array", items: { $ref: "#/components/schemas/LeaveBooking" } } },
-  },
-  HolidayList: {
-    type: "object",
-    description: "Not paged. Ordered by date, then public before company, then calendar, then name.",
-    additionalProperties: false,
-    required: ["data"],
-    properties: { data: { type: "array", items: { $ref: "#/components/schemas/HolidayEntry" } } },
-  },
-  TokenRequest: {
-    type: "object",
-    description: "Send client_id and client_secret here only when not using HTTP Basic; never both ways at once.",
-    additionalProperties: true,
-    required: ["grant_type"],
-    properties: {
-      grant_type: { type: "string", enum: ["client_credentials"] },
-      scope: {
-        type: "string",
-        description: "Space-separated subset of the credentials' scopes; absent or empty grants all of them.",
-        examples: ["employees:read leave:read"],
-      },
-      client_id: { type: "string", pattern: CLIENT_ID_PATTERN.source },
-      client_secret: { type: "string", pattern: CLIENT_SECRET_PATTERN.source },
-    },
-  },
-  TokenResponse: {
-    type: "object",
-    additionalProperties: false,
-    required: ["access_token", "token_type", "expires_in", "scope"],
-    properties: {
-      access_token: { type: "string", pattern: ACCESS_TOKEN_PATTERN.source },
-      token_type: { type: "string", enum: ["Bearer"] },
-      expires_in: { type: "integer", const: TOKEN_LIFETIME_SECONDS, description: "Seconds; reuse the token until then." },
-      scope: {
-        type: "string",
-        description: `The granted scopes, space-separated, in the order ${ALL_SCOPES.join(" ")}.`,
-        examples: [ALL_SCOPES.join(" ")],
-      },
-    },
-  },
-  Error: {
-    type: "object",
-    additionalProperties: false,
-    required: ["error", "error_description"],
-    properties: {
-      error: {
-        type: "string",
-        description:
-          "A machine-readable code: invalid_request, unsupported_grant_type, unauthorized_client, invalid_scope, invalid_client, " +
-          "invalid_token, insufficient_scope, not_found, method_not_allowed, too_many_requests, server_error, temporarily_unavailable.",
-      },
-      error_description: { type: "string", description: "One sentence a person can act on." },
-      param: { type: "string", description: "The parameter at fault, when there is one." },
-    },
-  },
-  Health: {
-    type: "object",
-    additionalProperties: false,
-    required: ["status"],
-    properties: { status: { type: "string", enum: ["ok"] } },
-  },
-  AuthorizationServerMetadata: {
-    type: "object",
-    description: "RFC 8414 authorization server metadata.",
-    additionalProperties: false,
-    required: [
-      "issuer", "token_endpoint", "grant_types_supported", "token_endpoint_auth_methods_supported",
-      "scopes_supported", "response_types_supported",
-    ],
-    properties: {
-      issuer: { type: "string", format: "uri" },
-      token_endpoint: { type: "string", format: "uri" },
-      grant_types_supported: { type: "array", items: { type: "string", enum: ["client_credentials"] } },
-      token_endpoint_auth_methods_supported: {
-        type: "array",
-        items: { type: "string", enum: ["client_secret_basic", "client_secret_post"] },
-      },
-      scopes_supported: { type: "array", items: { type: "string", enum: [...ALL_SCOPES] } },
-      response_types_supported: { type: "array", maxItems: 0 },
-    },
-  },
-} as const;
+const CONVERSION: ConversionConfig = {
+  target: "draft-2020-12",
+  // Parameters are documented as the client sends them: conversion stops at the first transform.
+  typeMode: "input",
+  errorMode: "throw",
+  overrideAction: ({ valibotAction, jsonSchema }) => (valibotAction.type === "check" ? jsonSchema : undefined),
+  overrideSchema: ({ valibotSchema, jsonSchema }) => (valibotSchema.type === "nullable" ? nullableAsTypeArray(jsonSchema) : undefined),
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+/** Keywords that only describe; metadata made only of these states no constraint. */
+const ANNOTATIONS = new Set(["title", "description", "examples"]);
+
+/** The parts of a valibot schema or action this walk reads (they are plain objects). */
+interface SchemaNode {
+  kind: string;
+  type: string;
+  pipe?: readonly SchemaNode[];
+  entries?: Record<string, SchemaNode>;
+  wrapped?: SchemaNode;
+  item?: SchemaNode;
+  options?: readonly unknown[];
+  metadata?: Record<string, unknown>;
+}
+
+const flatten = (pipe: readonly SchemaNode[]): SchemaNode[] => pipe.flatMap((item) => (item.pipe ? flatten(item.pipe) : [item]));
+
+/** Throws unless every pipe with a `check` also has metadata that states a JSON Schema constraint. */
+export function assertChecksDocumented(schema: GenericSchema, where: string): void {
+  const visit = (node: SchemaNode, path: string): void => {
+    if (node.pipe) {
+      const items = flatten(node.pipe);
+      const states = items.some((a) => a.type === "metadata" && Object.keys(a.metadata ?? {}).some((k) => !ANNOTATIONS.has(k)));
+      if (items.some((a) => a.type === "check") && !states) {
+        throw new Error(`${path}: a v.check() has no JSON Schema form; add v.metadata({...}) stating the constraint for the OpenAPI document`);
+      }
+      // A pipe's first item is the schema it wraps, so this also reaches its entries.
+      for (const item of items) if (item.kind === "schema") visit(item, path);
+      return;
+    }
+    for (const [key, entry] of Object.entries(node.entries ?? {})) visit(entry, `${path}.${key}`);
+    if (node.wrapped) visit(node.wrapped, path);
+    if (node.item) visit(node.item, `${path}[]`);
+    for (const option of node.options ?? []) if (typeof option === "object" && option !== null) visit(option as SchemaNode, path);
+  };
+  visit(schema as unknown as SchemaNode, where);
+}
+
+/** components.schemas: every body schema, referring to the others by `#/components/schemas/<name>`. */
+export function componentSchemas(): Record<ComponentName, JsonSchema> {
+  for (const [name, schema] of Object.entries(API_SCHEMAS)) assertChecksDocumented(schema, name);
+  return toJsonSchemaDefs(API_SCHEMAS, CONVERSION);
+}
+
+/** One schema on its own, without the `$schema` keyword a component or parameter must not repeat. */
+export function convert(schema: GenericSchema, where: string): JsonSchema {
+  assertChecksDocumented(schema, where);
+  const { $schema: _dialect, ...json } = toJsonSchema(schema, CONVERSION);
+  return json;
+}
+
+export interface ParameterObject {
+  name: string;
+  in: "query" | "path";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+/**
+ * The query parameters of an endpoint from its valibot object schema: required unless
+ * optional, the description lifted to the parameter, and a default documented as the value
+ * it stands for (query values arrive as strings, so the schema's default is the string "100").
+ */
+export function queryParameters(schema: GenericSchema, where: string): ParameterObject[] {
+  const object = convert(schema, where);
+  const required = new Set(object.required ?? []);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property as JsonSchema;
+    if (rest.type === "integer" && typeof rest.default === "string") rest.default = Number(rest.default);
+    return { name, in: "query", required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+/** A path parameter from the valibot schema that checks it. */
+export function pathParameter(name: string, schema: GenericSchema): ParameterObject {
+  const { description, ...rest } = convert(schema, `{${name}}`);
+  return { name, in: "path", required: true, ...(description ? { description } : {}), schema: rest };
+}

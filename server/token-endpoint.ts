@@ -58,7 +58,15 @@ async function readBody(req: Request): Promise<string> {
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away mid-body (or stalled until the idle timeout closed it): its
+      // mistake, not the server's, so a 400 in the log rather than a 500 that pages someone.
+      throw invalidRequest("The request body ended before it was complete: the connection was closed.");
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > TOKEN_BODY_LIMIT) {

@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dir, "..");
  * names one (`LEAVEAPI_BIN=dist/leaveapi bun test` runs the command-line and end-to-end
  * suites against the single executable).
  */
-const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [process.execPath, join(ROOT, "scripts/cli.ts")];
+export const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [process.execPath, join(ROOT, "scripts/cli.ts")];
 
 export interface CliResult {
   code: number;

@@ -1,12 +1,19 @@
 /**
- * The OpenAPI document: a well-formed 3.1 document that matches the handler's routes, is
- * served with the request's origin as its server, and whose schemas accept what the
- * handler really answers (validated with Ajv, JSON Schema draft 2020-12).
+ * The OpenAPI document: generated from the valibot schemas, committed as openapi.json and
+ * current, a well-formed 3.1 document that matches the handler's routes, served with the
+ * request's origin as its server, and whose schemas accept what the handler really answers
+ * (validated with Ajv, JSON Schema draft 2020-12). Every other handler-level test checks its
+ * answers against it too (test/openapi-conformance.ts, wired into createWorld).
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { openApiDocument } from "../server/openapi.ts";
+import * as v from "valibot";
+import { employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
+import { openApiDocument, renderOpenApiJson } from "../server/openapi.ts";
+import { assertChecksDocumented } from "../server/openapi-schemas.ts";
 import { basicHeader, authorisedOrganisation, booking, createClient, createOrganisation, createWorld, employee, seed } from "./support.ts";
 
 /** Every route the handler serves, with the methods it documents (HEAD is implied by GET). */
@@ -19,6 +26,8 @@ const ROUTES: Record<string, string[]> = {
   "/healthz": ["get"],
   "/v1/openapi.json": ["get"],
   "/.well-known/oauth-authorization-server": ["get"],
+  "/docs": ["get"],
+  "/docs/api-reference.js": ["get"],
 };
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 const SOME_ID = "3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81";
@@ -124,10 +133,12 @@ describe("document structure", () => {
     expect(security("/v1/leave-requests")).toEqual([{ oauth2: ["leave:read"] }]);
     expect(security("/v1/holidays")).toEqual([{ oauth2: ["holidays:read"] }]);
     expect(security("/v1/oauth/token", "post")).toEqual([{ httpBasic: [] }, {}]);
-    for (const path of ["/healthz", "/v1/openapi.json", "/.well-known/oauth-authorization-server"]) expect(security(path)).toEqual([]);
+    for (const path of ["/healthz", "/v1/openapi.json", "/.well-known/oauth-authorization-server", "/docs", "/docs/api-reference.js"]) {
+      expect(security(path)).toEqual([]);
+    }
   });
 
-  test("every example in a request body or response matches its schema", () => {
+  test("every JSON or form body has an example, and it matches its schema", () => {
     let checked = 0;
     for (const { op } of operations()) {
       const bodies = [at(op, "requestBody"), ...Object.values(op.responses as object).map((r: Json) => r)];
@@ -135,13 +146,83 @@ describe("document structure", () => {
         const resolved = typeof at(body, "$ref") === "string" ? resolvePointer(at(body, "$ref") as string) : body;
         const content = at(resolved, "content");
         if (!content || typeof content !== "object") continue;
-        for (const media of Object.values(content)) {
+        for (const [type, media] of Object.entries(content)) {
+          // The reference page and its script are documents, not data: they have no example.
+          if (type === "text/html" || type === "application/javascript") continue;
+          expect(at(media, "example")).toBeDefined();
           expect(checkMedia(media, at(media, "example"))).toEqual([]);
           checked++;
         }
       }
     }
     expect(checked).toBeGreaterThan(25);
+  });
+});
+
+describe("generated from the schemas", () => {
+  test("the committed openapi.json is current (run `npm run openapi` after changing a schema)", () => {
+    const committed = readFileSync(join(import.meta.dir, "../openapi.json"), "utf8");
+    const fix = "run `npm run openapi` and commit openapi.json";
+    expect({ current: committed === renderOpenApiJson(), fix }).toEqual({ current: true, fix });
+  });
+
+  test("every component is referenced from somewhere in the document", () => {
+    const refs = new Set(collectRefs(doc));
+    const components = doc.components as { [kind: string]: { [name: string]: Json } };
+    for (const kind of ["schemas", "responses", "headers"]) {
+      for (const name of Object.keys(components[kind]!)) expect({ ref: `#/components/${kind}/${name}`, used: refs.has(`#/components/${kind}/${name}`) }).toEqual({ ref: `#/components/${kind}/${name}`, used: true });
+    }
+  });
+
+  test("each endpoint's parameters are exactly those its valibot schema accepts, required as it requires them", () => {
+    const params = (path: string) => (at(doc, "paths", path, "get", "parameters") as { name: string; required: boolean; in: string }[]).map((p) => [p.name, p.in, p.required]);
+    const expected = (schema: v.ObjectSchema<v.ObjectEntries, undefined>) =>
+      Object.entries(schema.entries).map(([name, entry]) => [name, "query", entry.type !== "optional"]);
+    expect(params("/v1/employees")).toEqual(expected(employeesQuerySchema));
+    expect(params("/v1/leave-requests")).toEqual(expected(leaveQuerySchema));
+    expect(params("/v1/holidays")).toEqual(expected(holidaysQuerySchema));
+    expect(params("/v1/employees/{id}")).toEqual([["id", "path", true]]);
+    expect(params("/v1/leave-requests").filter(([, , required]) => required).map(([name]) => name)).toEqual(["from", "to"]);
+  });
+
+  test("every parameter schema states its constraint: a pattern, format, enum or range", () => {
+    for (const { op } of operations()) {
+      for (const param of (op.parameters ?? []) as { [key: string]: Json }[]) {
+        const schema = param.schema as { [key: string]: Json };
+        const constrained = ["pattern", "format", "enum", "minimum", "maximum"].some((k) => k in schema);
+        expect({ name: param.name, constrained }).toEqual({ name: param.name, constrained: true });
+      }
+    }
+  });
+
+  test("a parameter's documented schema accepts exactly what its valibot schema accepts", () => {
+    const paramSchema = (path: string, name: string) =>
+      ajv.compile((at(doc, "paths", path, "get", "parameters") as { name: string; schema: object }[]).find((p) => p.name === name)!.schema);
+    const samples: [string, string, v.GenericSchema, string[]][] = [
+      ["/v1/employees", "limit", employeesQuerySchema.entries.limit, ["1", "100", "500", "0", "501", "-1", "1.5", "ten"]],
+      ["/v1/employees", "status", employeesQuerySchema.entries.status, ["active", "on_leave", "Active", "x".repeat(31), ""]],
+      ["/v1/employees", "cursor", employeesQuerySchema.entries.cursor, ["abc_-9", "a b", "", "a".repeat(1025)]],
+      ["/v1/leave-requests", "from", leaveQuerySchema.entries.from, ["2026-03-01", "2024-02-29", "2026-02-30", "2026-3-1", "20260301"]],
+      ["/v1/leave-requests", "employee_id", leaveQuerySchema.entries.employee_id, ["3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81", "3F2B8C1E-6A0D-4E8F-9B7A-2C4D5E6F7A81", "3f2b8c1e", "not-a-uuid"]],
+      ["/v1/leave-requests", "status", leaveQuerySchema.entries.status, ["approved", "cancellation_requested", "APPROVED", "sick"]],
+      ["/v1/holidays", "calendar", holidaysQuerySchema.entries.calendar, ["GB", "GB-ENG", "gb", "GB-", "GBR"]],
+      ["/v1/employees/{id}", "id", employeeIdPathSchema, ["3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81", "3f2b8c1e-6a0d-4e8f-9b7a", "x"]],
+    ];
+    for (const [path, name, schema, values] of samples) {
+      const documented = paramSchema(path, name);
+      for (const value of values) {
+        // The document describes the decoded value: a number for limit, the string for the rest.
+        const asDocumented = name === "limit" && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+        expect({ name, value, documented: documented(asDocumented) }).toEqual({ name, value, documented: v.safeParse(schema, value).success });
+      }
+    }
+  });
+
+  test("the generator refuses a v.check() whose pipe does not state the constraint as metadata", () => {
+    const undocumented = v.object({ code: v.pipe(v.string(), v.check((s) => s.length === 3)) });
+    expect(() => assertChecksDocumented(undocumented, "GET /x")).toThrow("GET /x.code: a v.check() has no JSON Schema form");
+    const documented = v.object({ code: v.pipe(v.string(), v.check((s) => s.length === 3), v.metadata({ minLength: 3, maxLength: 3 })) });
+    expect(() => assertChecksDocumented(documented, "GET /x")).not.toThrow();
   });
 });
 

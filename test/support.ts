@@ -10,6 +10,7 @@ import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
 import type { EmployeeInput, LeaveBookingInput, ClosureDayInput } from "../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../lib/records.ts";
 import { createHandler, type Handler, type HandlerOptions } from "../server/handler.ts";
+import { conformToDocument } from "./openapi-conformance.ts";
 
 export const BASE = "http://leaveapi.test";
 
@@ -34,7 +35,8 @@ export interface TestWorld {
 export async function createWorld(options: Partial<HandlerOptions> & { filename?: string } = {}): Promise<TestWorld> {
   const store = await openTestStore({ filename: options.filename });
   const clock = fakeClock();
-  const handler = createHandler({ store, now: clock.now, ...options });
+  // Every answer is checked against openapi.json: one the document does not describe fails the test.
+  const handler = conformToDocument(createHandler({ store, now: clock.now, ...options }), options.basePath);
   const call = (path: string, init: RequestInit & { remoteAddress?: string } = {}) => {
     const { remoteAddress, ...rest } = init;
     return handler(new Request(BASE + path, rest), { remoteAddress: remoteAddress ?? "127.0.0.1" });

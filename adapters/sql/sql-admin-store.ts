@@ -140,9 +140,23 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
   }
 
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
-    return this.guard(() =>
-      this.db.transaction().execute((trx) => work(new SqlImportWriter(trx, (b) => this.boolValue(b)))),
-    );
+    return this.guard(async () => {
+      let failure: { error: unknown } | undefined;
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          try {
+            return await work(new SqlImportWriter(trx, (b) => this.boolValue(b)));
+          } catch (error) {
+            failure = { error };
+            throw error;
+          }
+        });
+      } catch (error) {
+        // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR), so
+        // Kysely's ROLLBACK then fails with "no transaction is active": the first error is the real one.
+        throw failure ? failure.error : error;
+      }
+    });
   }
 }
 

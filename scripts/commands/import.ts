@@ -1,9 +1,10 @@
 /** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE` (DECISIONS §11). */
 import { isUuid } from "../../lib/ids.ts";
+import { StoreUnavailableError } from "../../lib/errors.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command } from "../cli-kit.ts";
 import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind } from "../import/import-file.ts";
 import { IMPORT_FORMATS } from "../import/source.ts";
-import { openMigratedStore } from "../open-store.ts";
+import { locateStore, openMigratedStore } from "../open-store.ts";
 
 const USAGE = "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE";
 
@@ -62,6 +63,12 @@ nothing is written. Importing the same data again changes nothing.`,
         stdin: ctx.io.stdin,
         // Drawn with \r on the terminal only; never in logs or pipes.
         progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
+      }).catch((error: unknown) => {
+        // The database refused the writes (read-only file, full disk, lost connection): one
+        // line that names it and why, never "unexpected failure" and a stack trace.
+        const { kind, label } = locateStore(ctx.global, ctx.io.env);
+        const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
+        throw new CommandError(`import failed on the ${kind} database ${label}: ${reason}; nothing was written`);
       });
       if (!outcome.ok) {
         // A lone file-level problem is the whole story; otherwise list every error, then sum up.

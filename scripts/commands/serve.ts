@@ -66,7 +66,7 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
 function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): void {
   const reusePort = role !== undefined || settings.workers > 1;
   const { hostname, port, tls } = settings;
-  running.servers.push(listen({ hostname, port: role?.port ?? port, tls, reusePort, fetch: fetches.api }));
+  running.servers.push(listen({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }));
   // A separate metrics address is the parent's alone: it answers with every worker's sum.
   if (settings.metrics.kind === "separate" && !role) {
     running.servers.push(listen({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));

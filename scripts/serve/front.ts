@@ -10,24 +10,15 @@ import type { Handler, RequestLogEntry } from "../../server/handler.ts";
 import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
 import { invalidRequest, methodNotAllowed, notFound, serverError, type ApiError } from "../../lib/errors.ts";
 import { urlCarriesCredentials } from "../../lib/url-credentials.ts";
+import { requestSizeError } from "../../server/request-limits.ts";
+import { clientAddress } from "../../server/client-address.ts";
 import type { Metrics } from "./metrics.ts";
 
 export const METRICS_PATH = "/metrics";
-/** Longer than any IPv6 address with a zone: anything longer is not an address a proxy wrote. */
-const MAX_ADDRESS_LENGTH = 64;
+
+export { clientAddress };
 
 export type BunFetch = (req: Request, server: Server<undefined>) => Promise<Response>;
-
-/**
- * The address the per-address limit counts. Only behind a proxy the operator trusts is the
- * last X-Forwarded-For entry used: that is the one the proxy appended, whereas earlier
- * entries are whatever the client chose to send.
- */
-export function clientAddress(req: Request, socketAddress: string | undefined, trustProxy: boolean): string | undefined {
-  if (!trustProxy) return socketAddress;
-  const last = req.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-  return last && last.length <= MAX_ADDRESS_LENGTH ? last : socketAddress;
-}
 
 /** Answers a /metrics request, and logs and counts it like any other. */
 async function answerMetrics(req: Request, metrics: Metrics, log: (entry: RequestLogEntry) => void): Promise<Response> {
@@ -35,7 +26,10 @@ async function answerMetrics(req: Request, metrics: Metrics, log: (entry: Reques
   const requestId = requestIdFor(req);
   let response: Response;
   let failure: string | undefined;
-  if (req.method !== "GET" && req.method !== "HEAD") {
+  const tooLarge = requestSizeError(req, new URL(req.url));
+  if (tooLarge) {
+    response = errorResponse(tooLarge);
+  } else if (req.method !== "GET" && req.method !== "HEAD") {
     response = errorResponse(methodNotAllowed(["GET", "HEAD"]));
   } else {
     try {
@@ -87,9 +81,9 @@ export function createMetricsFetch(metrics: Metrics, log: (entry: RequestLogEntr
   return async (req) => {
     const url = new URL(req.url);
     if (isMetricsRequest(url)) return answerMetrics(req, metrics, log);
-    const error: ApiError = urlCarriesCredentials(url)
+    const error: ApiError = requestSizeError(req, url) ?? (urlCarriesCredentials(url)
       ? invalidRequest("Credentials and tokens must never be sent in the URL.")
-      : notFound("This address serves only GET /metrics.");
+      : notFound("This address serves only GET /metrics."));
     return finish(errorResponse(error), requestIdFor(req), req.method === "HEAD");
   };
 }

@@ -20,6 +20,8 @@ export interface ListenOptions {
   tls?: TlsFiles;
   /** SO_REUSEPORT: let other processes bind the same port, the kernel spreads connections. */
   reusePort: boolean;
+  /** Seconds before an idle or stalled connection is closed (`--idle-timeout`); IDLE_TIMEOUT_SECONDS by default. */
+  idleTimeoutSeconds?: number;
   fetch: BunFetch;
 }
 
@@ -45,7 +47,7 @@ export function listen(options: ListenOptions): Server<undefined> {
       // Above the Postgres statement timeout (10 s) plus its client-side margin, so an
       // answer of 503 after a silent database link still reaches the client; below
       // Bun's ceiling of 255 s, so idle or stalled connections are still closed.
-      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      idleTimeout: options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS,
       ...(tls ? { tls } : {}),
       fetch: options.fetch,
     });

@@ -21,6 +21,8 @@ export interface ServeSettings {
   logFormat: LogFormat;
   metrics: MetricsMode;
   shutdownTimeoutMs: number;
+  /** Whole seconds a connection may sit idle (or stall mid-body) before it is closed. */
+  idleTimeoutSeconds: number;
   tls: { certFile: string; keyFile: string } | undefined;
   trustProxy: boolean;
   workers: number;
@@ -43,6 +45,7 @@ export const SERVE_SETTINGS = {
   "log-level": { flag: "log-level", env: "LOG_LEVEL", metavar: "LEVEL", fallback: "info", help: "debug|info|warn|error; requests log at info, 5xx at error" },
   "log-format": { flag: "log-format", env: "LOG_FORMAT", metavar: "FORMAT", fallback: "auto", help: "json|text|auto (auto: text on a terminal, else JSON lines)" },
   metrics: { flag: "metrics", env: "LEAVEAPI_METRICS", metavar: "MODE", fallback: "on", help: "on (GET /metrics on the API port) | off | HOST:PORT (only there)" },
+  "idle-timeout": { flag: "idle-timeout", env: "LEAVEAPI_IDLE_TIMEOUT", metavar: "SECONDS", fallback: "30", help: "close a connection idle or stalled mid-request this long (1-255)" },
   "shutdown-timeout": { flag: "shutdown-timeout", env: "LEAVEAPI_SHUTDOWN_TIMEOUT", metavar: "SECONDS", fallback: "10", help: "how long SIGTERM/SIGINT waits for in-flight requests" },
   "tls-cert": { flag: "tls-cert", env: "LEAVEAPI_TLS_CERT", metavar: "FILE", fallback: "", help: "PEM certificate (chain): serve HTTPS; needs --tls-key" },
   "tls-key": { flag: "tls-key", env: "LEAVEAPI_TLS_KEY", metavar: "FILE", fallback: "", help: "PEM private key for --tls-cert" },
@@ -116,6 +119,12 @@ function parseSeconds({ text, source }: { text: string; source: string }): numbe
   return Math.round(Number(text) * 1000);
 }
 
+/** Bun's idleTimeout: whole seconds, at most 255; below 11 an answer that waits on a silent Postgres may be cut off. */
+function parseIdleTimeout({ text, source }: { text: string; source: string }): number {
+  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 255) throw bad(source, "a whole number of seconds from 1 to 255", text);
+  return Number(text);
+}
+
 function parseWorkers({ text, source }: { text: string; source: string }): number {
   if (text === "auto") return availableParallelism();
   if (!/^\d{1,3}$/.test(text) || Number(text) < 1) throw bad(source, "a whole number above 0, or auto", text);
@@ -148,6 +157,7 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     logFormat: parseChoice(get("log-format"), ["json", "text", "auto"] as const),
     metrics: parseMetrics(get("metrics")),
     shutdownTimeoutMs: parseSeconds(get("shutdown-timeout")),
+    idleTimeoutSeconds: parseIdleTimeout(get("idle-timeout")),
     tls: parseTls(values, env),
     trustProxy: parseBoolean(get("trust-proxy")),
     workers: parseWorkers(get("workers")),

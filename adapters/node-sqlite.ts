@@ -1,0 +1,78 @@
+/**
+ * The SQLite store on `node:sqlite` (Deno, Bun, Node 23.11+): the one SQL store
+ * (SqlAdminStore) on Kysely's own SqliteDialect, over `DatabaseSync` shaped the way that
+ * dialect expects. The schema and the queries are those of adapters/sqlite.ts, so a file
+ * that the `leaveapi` command created and manages is served unchanged from Deno.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import { cryptoRandomBytes } from "../lib/credentials.ts";
+import { SQLITE } from "./sql/capabilities.ts";
+import { SqlAdminStore } from "./sql/sql-admin-store.ts";
+import type { Tables } from "./sql/tables.ts";
+
+export interface NodeSqliteStoreOptions {
+  /** A file path, or ":memory:". */
+  filename: string;
+  /** Milliseconds a writer waits for another to finish before giving up (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** SQLite's primary result codes that mean "the database cannot be reached now", not a bug. */
+const UNAVAILABLE_ERRCODES = new Set([
+  5, // SQLITE_BUSY
+  6, // SQLITE_LOCKED
+  10, // SQLITE_IOERR
+  14, // SQLITE_CANTOPEN
+  26, // SQLITE_NOTADB
+]);
+
+function isUnavailable(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  // Extended result codes carry the primary code in their low byte.
+  return typeof errcode === "number" && UNAVAILABLE_ERRCODES.has(errcode & 0xff);
+}
+
+/**
+ * SQLite has no boolean type, and node:sqlite refuses to bind one (bun:sqlite binds 1/0
+ * itself): store booleans as 1/0 here, as the SQLite schema declares them.
+ */
+function bindable(parameters: readonly unknown[]): SQLInputValue[] {
+  return parameters.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : (p as SQLInputValue)));
+}
+
+function kyselyStatement(statement: StatementSync): SqliteStatement {
+  return {
+    // A statement that yields columns (select, pragma, returning) is read with `all`.
+    reader: statement.columns().length > 0,
+    all: (parameters) => statement.all(...bindable(parameters)),
+    run: (parameters) => statement.run(...bindable(parameters)),
+    iterate: (parameters) => statement.iterate(...bindable(parameters)),
+  };
+}
+
+/** DatabaseSync with the better-sqlite3-like surface Kysely's SqliteDialect drives. */
+function kyselyDatabase(database: DatabaseSync): SqliteDatabase {
+  return {
+    prepare: (sql) => kyselyStatement(database.prepare(sql)),
+    close: () => database.close(),
+  };
+}
+
+/** Opens (creating if needed) a SQLite store through node:sqlite. Call `migrate()` before use. */
+export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminStore {
+  const database = new DatabaseSync(options.filename);
+  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  // WAL so readers never wait for the importer, as in adapters/sqlite.ts.
+  if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
+  database.exec("PRAGMA synchronous = NORMAL");
+  database.exec("PRAGMA foreign_keys = ON");
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: kyselyDatabase(database) }) });
+  return new SqlAdminStore({
+    db,
+    caps: SQLITE,
+    isUnavailable,
+    randomBytes: cryptoRandomBytes,
+    close: () => db.destroy(),
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * `leaveapi`: the public API for a host application. `createHandler` gives the one
+ * `(Request) => Promise<Response>` handler; pair it with a Store (`leaveapi/postgres`,
+ * `leaveapi/sqlite` on Bun, `leaveapi/memory`, or your own, proved with
+ * `leaveapi/testing`) and, on Node, with `leaveapi/node`. Runtime-neutral: Bun, Node, Deno.
+ *
+ * Everything not exported from an entry/ file is internal and may change without notice.
+ */
+export { createHandler } from "../server/handler.ts";
+export type { Handler, HandlerOptions, RequestInfo, RequestLogEntry } from "../server/handler.ts";
+export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../server/token-endpoint.ts";
+
+export { ApiError, StoreUnavailableError, ERROR_CODES, type ErrorBody, type ErrorCode } from "../lib/errors.ts";
+export { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
+/** For the admin side: a new client's stored record and its one-time secret; the digest a Store keeps. */
+export { digestSecret, mintClient, type RandomBytes } from "../lib/credentials.ts";
+
+export type {
+  AccessTokenGrant,
+  ApiClient,
+  ClientCredentials,
+  EmployeePageQuery,
+  ImportedPublicHoliday,
+  LeavePageQuery,
+  Organisation,
+  RateDecision,
+  Store,
+} from "../lib/store.ts";
+export type {
+  AdminStore,
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  NewClient,
+  WriteCounts,
+} from "../lib/admin-store.ts";
+export type {
+  ClosureAppliesTo,
+  ClosureDayRecord,
+  EmployeeRecord,
+  HalfPeriod,
+  HolidayEntry,
+  LeaveBookingRecord,
+  LeaveStatus,
+  LeaveTypeRecord,
+} from "../lib/records.ts";

@@ -1,0 +1,185 @@
+/**
+ * The bodies the API sends and the token form it takes, as valibot schemas: the one source
+ * of the OpenAPI document's component schemas (server/openapi-schemas.ts converts them) and
+ * of the JSON types records.ts returns, so a field added to a response without its schema
+ * fails the type check. Strict objects: every field the contract names is present, no other
+ * (DECISIONS §1). Descriptions and examples ride along as valibot metadata.
+ */
+import * as v from "valibot";
+import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_LIFETIME_SECONDS } from "./credentials.ts";
+import { ERROR_CODES } from "./errors.ts";
+import { LEAVE_STATUSES } from "./records.ts";
+import { ALL_SCOPES } from "./scopes.ts";
+
+/** Ids are answered in lower case (DECISIONS §1). */
+const Uuid = v.pipe(v.string(), v.uuid(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
+const IsoDate = v.pipe(v.string(), v.isoDate());
+/** What formatInstant writes: RFC 3339 in UTC with milliseconds. */
+const Instant = v.pipe(v.string(), v.isoTimestamp(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
+const Text = v.nullable(v.string());
+const HalfPeriod = v.pipe(
+  v.nullable(v.picklist(["am", "pm"])),
+  v.description("`am` or `pm` when the matching half-day flag is true, else `null`."),
+);
+const NextCursor = v.pipe(
+  v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),
+  v.description("Pass unchanged as `cursor`, with the same filters, for the next page; `null` on the last page."),
+);
+const HasMore = v.pipe(v.boolean(), v.description("True exactly when another record follows this page."));
+const CalendarKey = v.nullable(v.pipe(v.string(), v.examples(["GB-ENG"])));
+
+export const Employee = v.pipe(
+  v.strictObject({
+    id: Uuid,
+    first_name: Text,
+    last_name: Text,
+    preferred_name: Text,
+    job_title: Text,
+    department: Text,
+    status: v.pipe(v.string(), v.description("Employment status, e.g. `active` or `terminated`."), v.examples(["active", "terminated"])),
+    start_date: v.nullable(IsoDate),
+    leaving_date: v.nullable(IsoDate),
+    holiday_calendar: v.pipe(
+      CalendarKey,
+      v.description("The calendar key whose public holidays the employee follows (the key space of `calendar` on /v1/holidays)."),
+    ),
+    updated_at: v.pipe(Instant, v.description("When anything in this record last changed.")),
+  }),
+  v.description("A current or former employee. Deleted employees are never returned."),
+);
+
+export const LeaveType = v.strictObject({
+  id: Uuid,
+  name: v.string(),
+  category: v.pipe(v.string(), v.description("Always `annual` in v1: only annual leave is returned.")),
+  is_paid: v.boolean(),
+});
+
+export const LeaveBooking = v.pipe(
+  v.strictObject({
+    id: Uuid,
+    employee_id: Uuid,
+    leave_type: LeaveType,
+    start_date: IsoDate,
+    end_date: IsoDate,
+    start_half_day: v.boolean(),
+    start_half_period: HalfPeriod,
+    end_half_day: v.boolean(),
+    end_half_period: HalfPeriod,
+    days: v.pipe(
+      v.number(),
+      v.minValue(0),
+      v.multipleOf(0.5),
+      v.description("Leave days the booking takes: weekdays, less public holidays and closure days, less half days."),
+    ),
+    status: v.picklist(LEAVE_STATUSES),
+    requested_at: v.nullable(Instant),
+    reviewed_at: v.pipe(v.nullable(Instant), v.description("`null` until the booking is reviewed.")),
+    cancelled_at: v.pipe(v.nullable(Instant), v.description("`null` unless the booking was cancelled.")),
+    updated_at: v.pipe(Instant, v.description("When anything in this record, its leave type included, last changed.")),
+  }),
+  v.description("An annual leave booking."),
+);
+
+export const HolidayEntry = v.pipe(
+  v.strictObject({
+    date: IsoDate,
+    name: v.string(),
+    type: v.picklist(["public", "company"]),
+    calendar: v.pipe(CalendarKey, v.description("Calendar key of a public holiday; `null` for a closure day.")),
+    applies_to: v.picklist(["calendar", "all", "department", "location"]),
+    deducts_from_leave: v.pipe(v.boolean(), v.description("Whether the day uses up leave allowance; always false for public holidays.")),
+    department: v.pipe(Text, v.description("Set when `applies_to` is `department`.")),
+    location: v.pipe(Text, v.description("Set when `applies_to` is `location`.")),
+  }),
+  v.description(
+    "A public holiday (`type: public`, `calendar` set, `applies_to: calendar`) or a company closure day " +
+      "(`type: company`, `calendar: null`, `applies_to` all, department or location, with `department` or `location` set to match).",
+  ),
+);
+
+export const EmployeePage = v.strictObject({ has_more: HasMore, next_cursor: NextCursor, data: v.array(Employee) });
+export const EmployeeResponse = v.strictObject({ data: Employee });
+export const LeaveBookingPage = v.strictObject({ has_more: HasMore, next_cursor: NextCursor, data: v.array(LeaveBooking) });
+export const HolidayList = v.pipe(
+  v.strictObject({ data: v.array(HolidayEntry) }),
+  v.description("Not paged. Ordered by date, then public before company, then calendar, then name."),
+);
+
+/** The form of POST /v1/oauth/token. Documentation only: the endpoint reads the form in the order of checks OAUTH-NOTES A17 fixes. */
+export const TokenRequest = v.pipe(
+  v.looseObject({
+    grant_type: v.picklist(["client_credentials"]),
+    scope: v.optional(
+      v.pipe(
+        v.string(),
+        v.description("Space-separated subset of the credentials' scopes; absent or empty grants all of them."),
+        v.examples(["employees:read leave:read"]),
+      ),
+    ),
+    client_id: v.optional(v.pipe(v.string(), v.regex(CLIENT_ID_PATTERN))),
+    client_secret: v.optional(v.pipe(v.string(), v.regex(CLIENT_SECRET_PATTERN))),
+  }),
+  v.description("Send client_id and client_secret here only when not using HTTP Basic; never both ways at once. Other fields are ignored."),
+);
+
+export const TokenResponse = v.strictObject({
+  access_token: v.pipe(v.string(), v.regex(ACCESS_TOKEN_PATTERN)),
+  token_type: v.picklist(["Bearer"]),
+  expires_in: v.pipe(v.number(), v.integer(), v.value(TOKEN_LIFETIME_SECONDS), v.description("Seconds; reuse the token until then.")),
+  scope: v.pipe(
+    v.string(),
+    v.description(`The granted scopes, space-separated, in the order ${ALL_SCOPES.join(" ")}.`),
+    v.examples([ALL_SCOPES.join(" ")]),
+  ),
+});
+
+export const ErrorBody = v.strictObject({
+  error: v.pipe(v.picklist(ERROR_CODES), v.description("A machine-readable code; each response says which codes it carries.")),
+  error_description: v.pipe(v.string(), v.description("One sentence a person can act on.")),
+  param: v.optional(v.pipe(v.string(), v.description("The parameter at fault, when there is one."))),
+});
+
+export const Health = v.strictObject({ status: v.picklist(["ok"]) });
+
+export const AuthorizationServerMetadata = v.pipe(
+  v.strictObject({
+    issuer: v.pipe(v.string(), v.url()),
+    token_endpoint: v.pipe(v.string(), v.url()),
+    grant_types_supported: v.array(v.picklist(["client_credentials"])),
+    token_endpoint_auth_methods_supported: v.array(v.picklist(["client_secret_basic", "client_secret_post"])),
+    scopes_supported: v.array(v.picklist(ALL_SCOPES)),
+    response_types_supported: v.pipe(v.array(v.string()), v.maxLength(0)),
+  }),
+  v.description("RFC 8414 authorization server metadata."),
+);
+
+/** Enough of the OpenAPI document to tell it apart; its full shape is the OpenAPI 3.1 schema's business. */
+export const OpenApiDocument = v.looseObject({
+  openapi: v.literal("3.1.0"),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.looseObject({}),
+  servers: v.pipe(v.array(v.looseObject({ url: v.string() })), v.minLength(1)),
+});
+
+/** Every body schema by the name the OpenAPI document gives it under components.schemas. */
+export const API_SCHEMAS = {
+  Employee,
+  LeaveType,
+  LeaveBooking,
+  HolidayEntry,
+  EmployeePage,
+  EmployeeResponse,
+  LeaveBookingPage,
+  HolidayList,
+  TokenRequest,
+  TokenResponse,
+  Error: ErrorBody,
+  Health,
+  AuthorizationServerMetadata,
+  OpenApiDocument,
+} as const;
+
+export type EmployeeJson = v.InferOutput<typeof Employee>;
+export type LeaveBookingJson = v.InferOutput<typeof LeaveBooking>;
+export type HolidayEntryJson = v.InferOutput<typeof HolidayEntry>;

@@ -1,0 +1,177 @@
+/**
+ * The operations of the OpenAPI document. Parameters come from the valibot schemas that
+ * validate them (lib/request-params.ts); bodies name the component schemas generated from
+ * lib/api-schemas.ts. Each operation lists every status it can answer, the ones decided
+ * before routing (URL and header size, credentials in the URL) included, because the test
+ * suite checks every response it receives against this list.
+ */
+import { employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
+import { DOCS_CONTENT_SECURITY_POLICY, DOCS_PATH, DOCS_SCRIPT_PATH } from "./docs-page.ts";
+import { BOOKING_EXAMPLE, EMPLOYEE_EXAMPLE, HOLIDAYS_EXAMPLE, METADATA_EXAMPLE, OPENAPI_EXAMPLE, TOKEN_EXAMPLE, TOKEN_REQUEST_EXAMPLE } from "./openapi-examples.ts";
+import type { ComponentName } from "./openapi-schemas.ts";
+import { pathParameter, queryParameters } from "./openapi-schemas.ts";
+import { TOKEN_BODY_LIMIT } from "./token-endpoint.ts";
+
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` }) as const;
+const schemaRef = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` }) as const;
+const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } } as const;
+const json = <E extends object>(schema: ComponentName, example: E) => ({ "application/json": { schema: schemaRef(schema), example } }) as const;
+
+/** Decided before routing, so any request can get them (server/request-limits.ts). */
+const sizeLimits = { "414": response("UriTooLong"), "431": response("HeadersTooLarge") } as const;
+const dataErrors = {
+  "400": response("BadRequest"),
+  "401": response("Unauthorized"),
+  "403": response("Forbidden"),
+  ...sizeLimits,
+  "500": response("ServerError"),
+  "503": response("ServiceUnavailable"),
+} as const;
+const publicErrors = { "400": response("CredentialsInUrl"), ...sizeLimits, "500": response("ServerError") } as const;
+
+const tokenOperation = {
+  operationId: "requestToken",
+  tags: ["OAuth"],
+  summary: "Exchange client credentials for an access token",
+  description: "Client authentication by HTTP Basic or by client_id and client_secret in the form body; using both is refused.",
+  security: [{ httpBasic: [] }, {}],
+  requestBody: {
+    required: true,
+    description: `At most ${TOKEN_BODY_LIMIT} bytes.`,
+    content: { "application/x-www-form-urlencoded": { schema: schemaRef("TokenRequest"), example: TOKEN_REQUEST_EXAMPLE } },
+  },
+  responses: {
+    "200": {
+      description: "A new access token. Every answer of this endpoint also carries `Pragma: no-cache`.",
+      headers: requestId,
+      content: json("TokenResponse", TOKEN_EXAMPLE),
+    },
+    "400": {
+      description:
+        "`invalid_request` (missing or repeated parameter, both Basic and form credentials, wrong content type, credentials in the URL), " +
+        "`unsupported_grant_type`, `unauthorized_client` (the organisation's API access is switched off) or `invalid_scope`.",
+      headers: requestId,
+      content: json("Error", { error: "invalid_scope", error_description: "These scopes cannot be granted to this client: leave:read.", param: "scope" }),
+    },
+    "401": {
+      description: "`invalid_client`: unknown client, wrong secret, revoked credentials or no credentials.",
+      headers: {
+        ...requestId,
+        "WWW-Authenticate": { description: 'Always `Basic realm="leaveapi"`.', required: true, schema: { type: "string", const: 'Basic realm="leaveapi"' } },
+      },
+      content: json("Error", { error: "invalid_client", error_description: "Client authentication failed: unknown client, wrong secret or revoked credentials." }),
+    },
+    "413": {
+      description: `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`,
+      headers: requestId,
+      content: json("Error", { error: "invalid_request", error_description: `The token request body must be at most ${TOKEN_BODY_LIMIT} bytes.` }),
+    },
+    ...sizeLimits,
+    "429": response("TooManyRequests"),
+    "500": response("ServerError"),
+    "503": response("ServiceUnavailable"),
+  },
+};
+
+/** The four data endpoints: GET (and HEAD) with a Bearer token of the named scope. */
+const dataPaths = {
+  "/v1/employees": {
+    get: {
+      operationId: "listEmployees",
+      tags: ["Employees"],
+      summary: "List current and former employees",
+      description: "Ordered by `updated_at`, then `id`. Deleted employees are never returned.",
+      security: [{ oauth2: ["employees:read"] }],
+      parameters: queryParameters(employeesQuerySchema, "GET /v1/employees"),
+      responses: {
+        "200": { description: "A page of employees.", headers: requestId, content: json("EmployeePage", { has_more: false, next_cursor: null, data: [EMPLOYEE_EXAMPLE] }) },
+        ...dataErrors,
+      },
+    },
+  },
+  "/v1/employees/{id}": {
+    get: {
+      operationId: "getEmployee",
+      tags: ["Employees"],
+      summary: "Get one employee",
+      security: [{ oauth2: ["employees:read"] }],
+      parameters: [pathParameter("id", employeeIdPathSchema)],
+      responses: {
+        "200": { description: "The employee.", headers: requestId, content: json("EmployeeResponse", { data: EMPLOYEE_EXAMPLE }) },
+        ...dataErrors,
+        "404": response("NotFound"),
+      },
+    },
+  },
+  "/v1/leave-requests": {
+    get: {
+      operationId: "listLeaveRequests",
+      tags: ["Leave"],
+      summary: "List annual leave bookings that overlap a date range",
+      description:
+        "A booking overlaps when `start_date` ≤ `to` and `end_date` ≥ `from`. Annual leave only. Ordered by `start_date`, then `id`. " +
+        "An unknown `employee_id` gives an empty list.",
+      security: [{ oauth2: ["leave:read"] }],
+      parameters: queryParameters(leaveQuerySchema, "GET /v1/leave-requests"),
+      responses: {
+        "200": { description: "A page of leave bookings.", headers: requestId, content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }) },
+        ...dataErrors,
+      },
+    },
+  },
+  "/v1/holidays": {
+    get: {
+      operationId: "listHolidays",
+      tags: ["Holidays"],
+      summary: "List public holidays and company closure days in a date range",
+      description: "Public holidays of every calendar observed by an employee employed during the range, plus the organisation's closure days. Not paged.",
+      security: [{ oauth2: ["holidays:read"] }],
+      parameters: queryParameters(holidaysQuerySchema, "GET /v1/holidays"),
+      responses: {
+        "200": { description: "The holidays in the range, in date order.", headers: requestId, content: json("HolidayList", HOLIDAYS_EXAMPLE) },
+        ...dataErrors,
+      },
+    },
+  },
+};
+
+/** A public GET: no authentication, no parameters. */
+function publicGet<R extends object>(operationId: string, summary: string, ok: R, extraErrors: object = {}) {
+  return { get: { operationId, tags: ["Service"], summary, security: [], responses: { "200": ok, ...publicErrors, ...extraErrors } } };
+}
+
+const servicePaths = {
+  "/healthz": publicGet(
+    "getHealth",
+    "Health check: 200 when the data store is reachable",
+    { description: "The service and its store are up.", headers: requestId, content: json("Health", { status: "ok" }) },
+    { "503": response("ServiceUnavailable") },
+  ),
+  "/v1/openapi.json": publicGet("getOpenApiDocument", "This OpenAPI document", {
+    description: "The OpenAPI 3.1 document, with `servers` and the token URL set to this service's base URL.",
+    headers: requestId,
+    content: json("OpenApiDocument", OPENAPI_EXAMPLE),
+  }),
+  "/.well-known/oauth-authorization-server": publicGet("getAuthorizationServerMetadata", "OAuth 2.0 authorization server metadata (RFC 8414)", {
+    description: "Where and how to obtain tokens.",
+    headers: requestId,
+    content: json("AuthorizationServerMetadata", METADATA_EXAMPLE),
+  }),
+  [DOCS_PATH]: publicGet("getReferencePage", "This reference, as a web page", {
+    description: "An HTML page that renders this document in the browser. It loads nothing from anywhere but this service.",
+    headers: {
+      ...requestId,
+      "Content-Security-Policy": { description: "Only this origin.", required: true, schema: { type: "string", const: DOCS_CONTENT_SECURITY_POLICY } },
+    },
+    content: { "text/html": { schema: { type: "string" } } },
+  }),
+  [DOCS_SCRIPT_PATH]: publicGet("getReferencePageScript", "The script that renders the reference page", {
+    description: "The API reference renderer (Scalar), served by this service so the page needs no other site.",
+    headers: requestId,
+    content: { "application/javascript": { schema: { type: "string" } } },
+  }),
+};
+
+export function buildPaths() {
+  return { "/v1/oauth/token": { post: tokenOperation }, ...dataPaths, ...servicePaths };
+}

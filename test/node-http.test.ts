@@ -1,0 +1,178 @@
+/**
+ * The Node bridge (`leaveapi/node`) on a real `node:http` server (Bun's implementation here;
+ * test/npm-pack.e2e.test.ts runs it on Node itself), with stand-in handlers so that what
+ * the bridge hands over and writes back is seen exactly.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
+import type { Handler, RequestInfo } from "../server/handler.ts";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+async function serve(handler: Handler, options?: NodeListenerOptions): Promise<{ base: string; port: number }> {
+  const server = createServer(toNodeListener(handler, options));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { base: `http://127.0.0.1:${port}`, port };
+}
+
+/** Records what the handler was given and answers with it as JSON. */
+function echoHandler(): Handler {
+  return async (req: Request, info?: RequestInfo) =>
+    Response.json({
+      method: req.method,
+      url: req.url,
+      accept: req.headers.get("accept"),
+      custom: req.headers.get("x-custom"),
+      body: req.method === "GET" ? null : await req.text(),
+      remoteAddress: info?.remoteAddress ?? null,
+    });
+}
+
+/** Sends raw bytes and returns everything the server wrote back before closing. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(text));
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
+
+describe("toNodeListener", () => {
+  test("hands the handler the method, the full URL from Host, the headers, the body and the socket address", async () => {
+    const { base } = await serve(echoHandler());
+    const res = await fetch(`${base}/hr-api//v1/x?a=1&b=%20`, {
+      method: "POST",
+      headers: { Accept: "application/json", "X-Custom": "one" },
+      body: "grant_type=client_credentials",
+    });
+    const seen = (await res.json()) as Record<string, string | null>;
+    expect(seen).toMatchObject({
+      method: "POST",
+      url: `${base}/hr-api//v1/x?a=1&b=%20`,
+      accept: "application/json",
+      custom: "one",
+      body: "grant_type=client_credentials",
+    });
+    expect(seen.remoteAddress).toMatch(/127\.0\.0\.1$/);
+  });
+
+  test("prefers Express's originalUrl, the path before a mount point was stripped", async () => {
+    const listener = toNodeListener(echoHandler());
+    const server = createServer((req, res) => {
+      // What `app.use("/hr-api", listener)` does to the request before calling it.
+      Object.assign(req, { originalUrl: req.url, url: req.url!.slice("/hr-api".length) || "/" });
+      listener(req, res);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const seen = (await (await fetch(`${base}/hr-api/v1/employees?x=1`)).json()) as { url: string };
+    expect(seen.url).toBe(`${base}/hr-api/v1/employees?x=1`);
+  });
+
+  test("hands over an empty body, without waiting, when something before it already read the body", async () => {
+    const listener = toNodeListener(echoHandler());
+    const server = createServer((req, res) => {
+      req.resume();
+      req.once("end", () => listener(req, res));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: "POST", body: "already read" });
+    expect(((await res.json()) as { body: string }).body).toBe("");
+  });
+
+  test("streams a large request body through", async () => {
+    const { base } = await serve(echoHandler());
+    const big = "x".repeat(1_000_000);
+    const res = await fetch(base + "/upload", { method: "PUT", body: big });
+    expect(((await res.json()) as { body: string }).body.length).toBe(big.length);
+  });
+
+  test("takes the address from the last X-Forwarded-For entry only with trustProxy", async () => {
+    const headers = { "X-Forwarded-For": "6.6.6.6, 10.0.0.7" };
+    const trusted = await serve(echoHandler(), { trustProxy: true });
+    expect(((await (await fetch(trusted.base, { headers })).json()) as { remoteAddress: string }).remoteAddress).toBe("10.0.0.7");
+    const untrusted = await serve(echoHandler());
+    expect(((await (await fetch(untrusted.base, { headers })).json()) as { remoteAddress: string }).remoteAddress).toMatch(/127\.0\.0\.1$/);
+  });
+
+  test("writes back the status, every header with repeated Set-Cookie kept apart, and a streamed body", async () => {
+    const { base } = await serve(async () => {
+      const chunks = ["first,", "second,", "third"];
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(next));
+        },
+      });
+      const headers = new Headers({ "Content-Type": "text/plain", "X-Request-Id": "abc" });
+      headers.append("Set-Cookie", "a=1; Path=/");
+      headers.append("Set-Cookie", "b=2; Path=/");
+      return new Response(body, { status: 207, headers });
+    });
+    const res = await fetch(base);
+    expect(res.status).toBe(207);
+    expect(res.headers.get("content-type")).toBe("text/plain");
+    expect(res.headers.get("x-request-id")).toBe("abc");
+    expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);
+    expect(await res.text()).toBe("first,second,third");
+  });
+
+  test("streams a response larger than the socket's buffer whole, waiting for it to drain", async () => {
+    const chunk = new Uint8Array(64 * 1024).map((_, i) => i % 251);
+    let sent = 0;
+    const { base } = await serve(async () =>
+      new Response(new ReadableStream<Uint8Array>({ pull: (c) => (sent++ < 128 ? c.enqueue(chunk) : c.close()) })),
+    );
+    const received = new Uint8Array(await (await fetch(base)).arrayBuffer());
+    expect(received.length).toBe(128 * chunk.length);
+    expect(received.subarray(127 * chunk.length)).toEqual(chunk);
+  });
+
+  test("sends no body to HEAD, keeping the headers", async () => {
+    const { port } = await serve(async () => new Response("a body HEAD must not get", { headers: { "X-Kept": "yes" } }));
+    const answer = await rawRequest(port, "HEAD / HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n");
+    expect(answer).toStartWith("HTTP/1.1 200");
+    expect(answer.toLowerCase()).toContain("x-kept: yes");
+    expect(answer.endsWith("\r\n\r\n")).toBe(true);
+  });
+
+  test("refuses a Host that would move the path or the origin with a bare 400, before the handler", async () => {
+    let called = 0;
+    const { port } = await serve(async () => (called++, new Response("handled")));
+    for (const host of ["evil.test/x", "evil.test?x", "evil.test#x", "user@evil.test"]) {
+      const answer = await rawRequest(port, `GET /v1/employees HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect({ host, status: answer.slice(0, 12) }).toEqual({ host, status: "HTTP/1.1 400" });
+    }
+    expect(called).toBe(0);
+    const ok = await rawRequest(port, "GET /v1/employees HTTP/1.1\r\nHost: api.example.test:8443\r\nConnection: close\r\n\r\n");
+    expect(ok).toStartWith("HTTP/1.1 200");
+  });
+
+  test("aborts the request's signal when the client goes away mid-response", async () => {
+    let aborted!: () => void;
+    const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
+    const { base } = await serve(async (req) => {
+      req.signal.addEventListener("abort", () => aborted());
+      // A body that never ends: only the client leaving can finish this request.
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("partial")) }));
+    });
+    const client = new AbortController();
+    const res = await fetch(base, { signal: client.signal });
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("partial");
+    client.abort();
+    await sawAbort;
+  });
+});

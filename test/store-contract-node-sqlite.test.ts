@@ -1,0 +1,47 @@
+/**
+ * The Store contract on the node:sqlite adapter (the one Deno uses), run here under Bun,
+ * in memory and in a file.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openNodeSqliteStore } from "../adapters/node-sqlite.ts";
+import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
+import { runStoreContract } from "../testing/store-contract.ts";
+
+async function filled(filename: string, fixture: ContractFixture) {
+  const store = openNodeSqliteStore({ filename });
+  await store.migrate();
+  await writeFixture(store, fixture);
+  return store;
+}
+
+runStoreContract(
+  {
+    name: "node:sqlite in memory",
+    create: async (fixture) => {
+      const store = await filled(":memory:", fixture);
+      return { store, dispose: () => store.close() };
+    },
+  },
+  { describe, test, expect },
+);
+
+runStoreContract(
+  {
+    name: "node:sqlite in a file",
+    create: async (fixture) => {
+      const dir = mkdtempSync(join(tmpdir(), "leaveapi-node-sqlite-"));
+      const store = await filled(join(dir, "store.db"), fixture);
+      return {
+        store,
+        dispose: async () => {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  { describe, test, expect },
+);
