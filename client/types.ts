@@ -1,52 +1,20 @@
 /**
  * The records the API returns, as JSON (DECISIONS §1): every field always present, unknown
  * values `null`, date-times as RFC 3339 strings in UTC with milliseconds. These are the
- * wire shapes of lib/records.ts's `employeeJson` and `leaveBookingJson`; a type-level test
- * keeps the two from drifting apart.
+ * types of lib/api-schemas.ts, the schemas the OpenAPI document is generated from.
  */
-import type { HalfPeriod, LeaveStatus } from "../lib/records.ts";
+import type { EmployeeJson, LeaveBookingJson } from "../lib/api-schemas.ts";
+import type { LeaveStatus } from "../lib/records.ts";
 
 export type { HalfPeriod, HolidayEntry, LeaveStatus } from "../lib/records.ts";
 
-export interface Employee {
-  id: string;
-  first_name: string | null;
-  last_name: string | null;
-  preferred_name: string | null;
-  job_title: string | null;
-  department: string | null;
-  status: string;
-  start_date: string | null;
-  leaving_date: string | null;
-  holiday_calendar: string | null;
-  updated_at: string;
-}
+/** An employee as the API returns it: the type of the valibot schema the server's own answers are checked against. */
+export type Employee = EmployeeJson;
 
-export interface LeaveType {
-  id: string;
-  name: string;
-  category: string;
-  is_paid: boolean;
-}
+/** A leave booking as the API returns it; `days` is a multiple of 0.5. */
+export type LeaveBooking = LeaveBookingJson;
 
-export interface LeaveBooking {
-  id: string;
-  employee_id: string;
-  leave_type: LeaveType;
-  start_date: string;
-  end_date: string;
-  start_half_day: boolean;
-  start_half_period: HalfPeriod | null;
-  end_half_day: boolean;
-  end_half_period: HalfPeriod | null;
-  /** A multiple of 0.5. */
-  days: number;
-  status: LeaveStatus;
-  requested_at: string | null;
-  reviewed_at: string | null;
-  cancelled_at: string | null;
-  updated_at: string;
-}
+export type LeaveType = LeaveBooking["leave_type"];
 
 /** One page of a list endpoint (api-spec §2.4). */
 export interface Page<T> {
