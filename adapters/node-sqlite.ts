@@ -5,18 +5,11 @@
  * that the `leaveapi` command created and manages is served unchanged from Deno.
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
-import { cryptoRandomBytes } from "../lib/credentials.ts";
-import { SQLITE } from "./sql/capabilities.ts";
-import { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import type { Tables } from "./sql/tables.ts";
+import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
+import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
 
-export interface NodeSqliteStoreOptions {
-  /** A file path, or ":memory:". */
-  filename: string;
-  /** Milliseconds a writer waits for another to finish before giving up (default 5000). */
-  busyTimeoutMs?: number;
-}
+export type NodeSqliteStoreOptions = SqliteStoreOptions;
 
 /** SQLite's primary result codes that mean "the database cannot be reached now", not a bug. */
 const UNAVAILABLE_ERRCODES = new Set([
@@ -62,17 +55,6 @@ function kyselyDatabase(database: DatabaseSync): SqliteDatabase {
 /** Opens (creating if needed) a SQLite store through node:sqlite. Call `migrate()` before use. */
 export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminStore {
   const database = new DatabaseSync(options.filename);
-  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-  // WAL so readers never wait for the importer, as in adapters/sqlite.ts.
-  if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
-  database.exec("PRAGMA synchronous = NORMAL");
-  database.exec("PRAGMA foreign_keys = ON");
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: kyselyDatabase(database) }) });
-  return new SqlAdminStore({
-    db,
-    caps: SQLITE,
-    isUnavailable,
-    randomBytes: cryptoRandomBytes,
-    close: () => db.destroy(),
-  });
+  configureSqlite(database, options);
+  return sqliteStore(new SqliteDialect({ database: kyselyDatabase(database) }), isUnavailable);
 }

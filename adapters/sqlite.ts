@@ -4,19 +4,11 @@
  * and foreign keys on.
  */
 import { Database } from "bun:sqlite";
-import { Kysely } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
-import { cryptoRandomBytes } from "../lib/credentials.ts";
-import { SQLITE } from "./sql/capabilities.ts";
-import { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import type { Tables } from "./sql/tables.ts";
+import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
+import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
 
-export interface SqliteStoreOptions {
-  /** A file path, or ":memory:". */
-  filename: string;
-  /** Milliseconds a writer waits for another to finish before giving up. */
-  busyTimeoutMs?: number;
-}
+export type { SqliteStoreOptions };
 
 const UNAVAILABLE_CODES = new Set(["SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOTADB"]);
 
@@ -45,16 +37,6 @@ function withStatementCache(database: Database): Database {
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
   const database = new Database(options.filename, { create: true, strict: true });
-  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-  if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
-  database.exec("PRAGMA synchronous = NORMAL");
-  database.exec("PRAGMA foreign_keys = ON");
-  const db = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database: withStatementCache(database) }) });
-  return new SqlAdminStore({
-    db,
-    caps: SQLITE,
-    isUnavailable,
-    randomBytes: cryptoRandomBytes,
-    close: () => db.destroy(),
-  });
+  configureSqlite(database, options);
+  return sqliteStore(new BunSqliteDialect({ database: withStatementCache(database) }), isUnavailable);
 }
