@@ -17,8 +17,18 @@ function isUnavailable(error: unknown): boolean {
   return typeof code === "string" && [...UNAVAILABLE_CODES].some((c) => code.startsWith(c));
 }
 
-/** SQL longer than this is not cached: large multi-row inserts vary in shape, and each would stay in memory. */
-const CACHED_SQL_LIMIT = 2000;
+/**
+ * Statements with more placeholders than this are not cached: multi-row writes vary in
+ * shape, and each would stay in memory. The API's reads stay below it, the leave page's
+ * one-scan-per-span-class query (about 10 kB of SQL, up to ~110 placeholders) included.
+ */
+const CACHED_PLACEHOLDER_LIMIT = 256;
+
+function placeholderCount(sql: string): number {
+  let count = 0;
+  for (let at = sql.indexOf("?"); at !== -1 && count <= CACHED_PLACEHOLDER_LIMIT; at = sql.indexOf("?", at + 1)) count++;
+  return count;
+}
 
 /**
  * The database as kysely-bun-sqlite sees it, but `prepare` reuses bun:sqlite's cached
@@ -28,7 +38,7 @@ const CACHED_SQL_LIMIT = 2000;
 function withStatementCache(database: Database): Database {
   // kysely-bun-sqlite's driver calls only `prepare` and `close` on the database it is given.
   const facade = {
-    prepare: (sql: string) => (sql.length <= CACHED_SQL_LIMIT ? database.query(sql) : database.prepare(sql)),
+    prepare: (sql: string) => (placeholderCount(sql) <= CACHED_PLACEHOLDER_LIMIT ? database.query(sql) : database.prepare(sql)),
     close: () => database.close(),
   };
   return facade as unknown as Database;

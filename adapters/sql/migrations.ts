@@ -3,8 +3,9 @@
  * One list serves SQLite and Postgres; column types come from the capabilities.
  * Append new migrations; never edit one that has shipped.
  */
-import type { Kysely, Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
+import { spanClassExpression } from "./leave-span-classes.ts";
 
 // Migrations run before the typed schema exists, so they take an untyped Kysely.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -176,6 +177,21 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
           .on("public_holidays")
           .columns(["organisation_id", "calendar", "year"])
           .execute();
+      },
+    },
+    // The overlap scan reads each span class on its own (leave-span-classes.ts), so the
+    // page index leads with the class. SQLite can add only a VIRTUAL generated column to
+    // an existing table, Postgres only a STORED one; either is indexed the same way.
+    "0002_leave_span_classes": {
+      async up(db: AnyDb) {
+        const storage = caps.dialect === "postgres" ? "stored" : "virtual";
+        await sql`alter table leave_bookings add column span_class integer generated always as (${sql.raw(spanClassExpression(caps))}) ${sql.raw(storage)}`.execute(db);
+        await db.schema
+          .createIndex("leave_bookings_by_span_class")
+          .on("leave_bookings")
+          .columns(["organisation_id", "span_class", "start_date", "id", "end_date"])
+          .execute();
+        await db.schema.dropIndex("leave_bookings_by_start").execute();
       },
     },
   };

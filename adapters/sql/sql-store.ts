@@ -20,6 +20,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapping.ts";
 import { QueryShapes, param } from "./query-shapes.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS, SPAN_CLASS_COUNT } from "./leave-span-classes.ts";
 
 export interface SqlStoreOptions {
   db: Kysely<Tables>;
@@ -51,6 +52,28 @@ const EMPLOYEE_COLUMNS = [
   "leaving_date",
   "holiday_calendar",
   "updated_at",
+] as const;
+
+// Named with `as`: the ORDER BY of a UNION ALL may name only the result's column names.
+const LEAVE_COLUMNS = [
+  "b.id as id",
+  "b.employee_id",
+  "b.leave_type_id",
+  "t.name as leave_type_name",
+  "t.category as leave_type_category",
+  "t.is_paid as leave_type_is_paid",
+  "b.start_date as start_date",
+  "b.end_date",
+  "b.start_half_day",
+  "b.start_half_period",
+  "b.end_half_day",
+  "b.end_half_period",
+  "b.days",
+  "b.status",
+  "b.requested_at",
+  "b.reviewed_at",
+  "b.cancelled_at",
+  "b.updated_at",
 ] as const;
 
 export function closureFromRow(r: {
@@ -352,73 +375,57 @@ export class SqlStore implements Store {
         () => this.reader.selectFrom("leave_spans").select("max_span_days").where("organisation_id", "=", param("organisationId")),
         { organisationId: q.organisationId },
       );
-      // A booking that overlaps [from, to] starts no earlier than `from` minus the longest
-      // booking ever stored, so the index scan is bounded below as well as above.
-      const earliestStart = addDays(q.from, -(span?.max_span_days ?? 0));
-      const rows = await this.readerShapes.rows(
-        shape,
-        () => {
-          let query = this.reader
-            .selectFrom("leave_bookings as b")
-            .innerJoin("leave_types as t", (j) =>
-              j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"),
-            )
-            .innerJoin("employees as e", (j) =>
-              j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"),
-            )
-            .select([
-              "b.id",
-              "b.employee_id",
-              "b.leave_type_id",
-              "t.name as leave_type_name",
-              "t.category as leave_type_category",
-              "t.is_paid as leave_type_is_paid",
-              "b.start_date",
-              "b.end_date",
-              "b.start_half_day",
-              "b.start_half_period",
-              "b.end_half_day",
-              "b.end_half_period",
-              "b.days",
-              "b.status",
-              "b.requested_at",
-              "b.reviewed_at",
-              "b.cancelled_at",
-              "b.updated_at",
-            ])
-            .where("b.organisation_id", "=", param("organisationId"))
-            .where("b.start_date", ">=", param("earliestStart"))
-            .where("b.start_date", "<=", param("to"))
-            .where("b.end_date", ">=", param("from"))
-            .where("b.deleted_at", "is", null)
-            .where("e.deleted_at", "is", null)
-            .where("t.category", "=", param("annual"));
-          if (q.status !== undefined) query = query.where("b.status", "=", param("status"));
-          if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", param("employeeId"));
-          if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", param("updatedSince"));
-          if (q.after) {
-            query = query.where((eb) =>
-              eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param("afterStartDate"), param("afterId"))),
-            );
-          }
-          return query.orderBy("b.start_date").orderBy("b.id").limit(param<number>("limit"));
-        },
-        {
-          organisationId: q.organisationId,
-          earliestStart,
-          from: q.from,
-          to: q.to,
-          annual: "annual",
-          status: q.status,
-          employeeId: q.employeeId,
-          updatedSince: q.updatedSince,
-          afterStartDate: q.after?.startDate,
-          afterId: q.after?.id,
-          limit: q.limit,
-        },
-      );
+      // Each span class is scanned from `from` minus its own longest span; the last class's
+      // longest is the longest booking ever stored (leave-span-classes.ts).
+      const earliestStarts: Record<string, string> = {};
+      for (let c = 0; c < SPAN_CLASS_COUNT; c++) {
+        const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), span?.max_span_days ?? 0);
+        earliestStarts[`earliestStart${c}`] = addDays(q.from, -longest);
+      }
+      const rows = await this.readerShapes.rows(shape, () => this.overlappingLeaveQuery(q), {
+        organisationId: q.organisationId,
+        ...earliestStarts,
+        from: q.from,
+        to: q.to,
+        annual: "annual",
+        status: q.status,
+        employeeId: q.employeeId,
+        updatedSince: q.updatedSince,
+        afterStartDate: q.after?.startDate,
+        afterId: q.after?.id,
+        limit: q.limit,
+      });
       return rows.map(toLeaveBooking);
     });
+  }
+
+  /** One ordered index scan per span class, merged by (start_date, id). */
+  private overlappingLeaveQuery(q: LeavePageQuery) {
+    const arm = (spanClass: number) => {
+      let query = this.reader
+        .selectFrom("leave_bookings as b")
+        .innerJoin("leave_types as t", (j) => j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"))
+        .innerJoin("employees as e", (j) => j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"))
+        .select(LEAVE_COLUMNS)
+        .where("b.organisation_id", "=", param("organisationId"))
+        .where("b.span_class", "=", sql.lit(spanClass))
+        .where("b.start_date", ">=", param(`earliestStart${spanClass}`))
+        .where("b.start_date", "<=", param("to"))
+        .where("b.end_date", ">=", param("from"))
+        .where("b.deleted_at", "is", null)
+        .where("e.deleted_at", "is", null)
+        .where("t.category", "=", param("annual"));
+      if (q.status !== undefined) query = query.where("b.status", "=", param("status"));
+      if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", param("employeeId"));
+      if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", param("updatedSince"));
+      if (q.after) {
+        query = query.where((eb) => eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param("afterStartDate"), param("afterId"))));
+      }
+      return query;
+    };
+    let merged = arm(0);
+    for (let c = 1; c < SPAN_CLASS_COUNT; c++) merged = merged.unionAll(arm(c));
+    return merged.orderBy("start_date").orderBy("id").limit(param<number>("limit"));
   }
 
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]> {

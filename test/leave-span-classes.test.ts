@@ -1,0 +1,90 @@
+/**
+ * The overlap scan runs once per span class and merges the classes (leave-span-classes.ts).
+ * Bookings of every class, some crossing class edges, against brute force: for windows
+ * that start before, inside and after them, every page at several limits must be exactly
+ * the overlapping bookings in (start_date, id) order. Runs on SQLite and on Postgres.
+ */
+import { describe, expect, test } from "bun:test";
+import { addDays } from "../lib/dates.ts";
+import type { LeaveBookingRecord } from "../lib/records.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS } from "../adapters/sql/leave-span-classes.ts";
+import { booking, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
+
+// Spans on both sides of every class edge, and some beyond the last bounded class.
+const SPANS = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 511, 512, 700, 1500];
+const FIRST = "2024-01-01";
+
+let world: TestWorld;
+let org: string;
+let bookings: { id: string; start_date: string; end_date: string }[];
+
+
+
+function expected(from: string, to: string): string[] {
+  return bookings
+    .filter((b) => b.start_date <= to && b.end_date >= from)
+    .sort((a, b) => (a.start_date < b.start_date ? -1 : a.start_date > b.start_date ? 1 : a.id < b.id ? -1 : 1))
+    .map((b) => b.id);
+}
+
+async function allPages(from: string, to: string, limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  let last: LeaveBookingRecord | undefined;
+  for (;;) {
+    const page = await world.store.listOverlappingLeave({
+      organisationId: org,
+      from,
+      to,
+      limit,
+      ...(last ? { after: { startDate: last.start_date, id: last.id } } : {}),
+    });
+    expect(page.length).toBeLessThanOrEqual(limit);
+    seen.push(...page.map((b) => b.id));
+    if (page.length < limit) return seen;
+    last = page.at(-1);
+  }
+}
+
+describe("the overlap scan over span classes", () => {
+  // Stores close after each test (preload.ts), so the test that reads seeds its own.
+  async function seedAllClasses() {
+    world = await createWorld();
+    org = await createOrganisation(world);
+    const person = employee();
+    const inputs = [];
+    let day = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const span of SPANS) {
+        // Starts spread over two years, several bookings sharing a start date.
+        day = (day + 37) % 730;
+        const start = addDays(FIRST, day);
+        inputs.push(booking(person.id, { start_date: start, end_date: addDays(start, span), days: 1 }));
+      }
+    }
+    await seed(world, org, { employees: [person], bookings: inputs });
+    bookings = inputs.map((b) => ({ id: b.id, start_date: b.start_date, end_date: b.end_date }));
+  }
+
+  test("the class edges are where the scan's reach assumes them", () => {
+    expect(classMaxSpan(0)).toBe(0);
+    expect(classMaxSpan(1)).toBe(1);
+    expect(classMaxSpan(LAST_BOUNDED_CLASS)).toBe(511);
+  });
+
+  const windows: [string, string][] = [];
+  for (let offset = -40; offset < 2400; offset += 97) {
+    const from = addDays(FIRST, offset);
+    windows.push([from, addDays(from, 30)], [from, from]);
+  }
+  test(`finds exactly the overlapping bookings in order, over ${windows.length} windows and three limits`, async () => {
+    await seedAllClasses();
+    let nonEmpty = 0;
+    for (const [from, to] of windows) {
+      const want = expected(from, to);
+      if (want.length > 0) nonEmpty++;
+      for (const limit of [1, 4, 100]) expect(await allPages(from, to, limit)).toEqual(want);
+    }
+    // The windows must actually meet bookings of the long classes, or this proves little.
+    expect(nonEmpty).toBeGreaterThan(windows.length / 2);
+  });
+});
