@@ -9,6 +9,13 @@ import { CompiledQuery, type Compilable, type Kysely } from "kysely";
 
 const MARK = "\u0000param:";
 
+/**
+ * Every shape's SQL starts with this comment, so that a driver can tell the few hot,
+ * fixed statements from the rest and keep them prepared (the Postgres adapter names
+ * them, so the server parses and plans each once per connection, not once per request).
+ */
+export const SHAPE_SQL_PREFIX = "/* leaveapi shape */ ";
+
 /** A placeholder for a named parameter while a shape is being built. */
 export function param<T = string>(name: string): T {
   return `${MARK}${name}` as unknown as T;
@@ -34,7 +41,7 @@ export class QueryShapes {
         }
         return p.slice(MARK.length);
       });
-      shape = { sql: compiled.sql, names };
+      shape = { sql: SHAPE_SQL_PREFIX + compiled.sql, names };
       this.shapes.set(key, shape);
     }
     return shape;

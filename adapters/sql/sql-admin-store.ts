@@ -142,8 +142,9 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
     return this.guard(async () => {
       let failure: { error: unknown } | undefined;
+      let result: T;
       try {
-        return await this.db.transaction().execute(async (trx) => {
+        result = await this.db.transaction().execute(async (trx) => {
           try {
             return await work(new SqlImportWriter(trx, (b) => this.boolValue(b)));
           } catch (error) {
@@ -156,7 +157,19 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
         // Kysely's ROLLBACK then fails with "no transaction is active": the first error is the real one.
         throw failure ? failure.error : error;
       }
+      await this.refreshStatistics();
+      return result;
     });
+  }
+
+  /**
+   * Fresh planner statistics after an import: a large first import otherwise leaves
+   * Postgres planning on an empty table's figures (it chose a full scan of the
+   * organisation's bookings for the leave page) until autovacuum gets round to it.
+   */
+  private async refreshStatistics(): Promise<void> {
+    if (this.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(this.db);
+    else await sql`pragma optimize`.execute(this.db);
   }
 }
 

@@ -423,8 +423,19 @@ export class SqlStore implements Store {
       }
       return query;
     };
-    let merged = arm(0);
-    for (let c = 1; c < SPAN_CLASS_COUNT; c++) merged = merged.unionAll(arm(c));
+    // Postgres plans each arm on its own estimates and, unbounded, may read all of an arm's
+    // overlap and sort it; with its own ORDER BY and LIMIT, each arm is an ordered index
+    // scan that stops early under a Merge Append. SQLite allows neither in a compound's
+    // members, and its MERGE already pulls each arm row by row.
+    // Both forms give the same columns; the type follows the plain arm's.
+    const bounded = (spanClass: number): ReturnType<typeof arm> =>
+      this.caps.dialect === "postgres"
+        ? (this.reader
+            .selectFrom(arm(spanClass).orderBy("b.start_date").orderBy("b.id").limit(param<number>("limit")).as(`class${spanClass}`))
+            .selectAll() as unknown as ReturnType<typeof arm>)
+        : arm(spanClass);
+    let merged = bounded(0);
+    for (let c = 1; c < SPAN_CLASS_COUNT; c++) merged = merged.unionAll(bounded(c));
     return merged.orderBy("start_date").orderBy("id").limit(param<number>("limit"));
   }
 
