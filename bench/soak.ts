@@ -13,7 +13,7 @@
  * an unexpected status or a socket error, a secret reached the log, the server did not
  * stop cleanly, or (for runs of 60 s and more) the RSS grew by more than 10%.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,6 +21,7 @@ import { openSqliteStore } from "../adapters/sqlite.ts";
 import { mintClient } from "../lib/credentials.ts";
 import { ALL_SCOPES } from "../lib/scopes.ts";
 import { seedDemo } from "../scripts/demo/seed-demo.ts";
+import { rssKib } from "./harness/processes.ts";
 import type { SoakJob, SoakLoad } from "./soak-driver.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -57,13 +58,6 @@ async function seed(file: string, count: number): Promise<Omit<SoakJob, "baseUrl
   } finally {
     await store.close();
   }
-}
-
-/** Resident set size of a process in KiB, from /proc (Linux). */
-function rssKib(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!match) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(match[1]);
 }
 
 /** Reads a stream to its end, counting lines and occurrences of the forbidden strings (across chunk edges too). */

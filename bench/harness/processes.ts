@@ -1,0 +1,71 @@
+/**
+ * The processes a benchmark drives: the `leaveapi` command line (or the binary named by
+ * LEAVEAPI_BIN), servers that say where they listen on a line of output, and their RSS.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "../..");
+export const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [process.execPath, join(ROOT, "scripts/cli.ts")];
+
+/** Resident set size of a process in KiB, from /proc (Linux). */
+export function rssKib(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]);
+}
+
+export interface CliRun {
+  stdout: string;
+  seconds: number;
+  /** Peak resident set size of the command, in KiB. */
+  maxRssKib: number;
+}
+
+/** Runs `leaveapi ARGS`; a non-zero exit is an error that carries the command's stderr. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const started = performance.now();
+  const proc = Bun.spawn([...CLI, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`leaveapi ${args.join(" ")} exited ${code}: ${stderr.trim()}`);
+  // Bun reports the peak resident set in bytes.
+  return { stdout, seconds, maxRssKib: Math.round(Number(proc.resourceUsage()?.maxRSS ?? 0) / 1024) };
+}
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  stop: () => Promise<number>;
+}
+
+/**
+ * Starts a server process and waits for the line that names its URL
+ * (`leaveapi serving http://…` from leaveapi, `reference serving http://…` from the references).
+ */
+export async function startServer(command: string[], env: Record<string, string> = {}): Promise<RunningServer> {
+  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const seen = { text: "" };
+  const watch = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) if (seen.text.length < 10_000) seen.text += decoder.decode(chunk, { stream: true });
+  };
+  void watch(proc.stdout);
+  void watch(proc.stderr);
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(20)) {
+    const url = /serving (http:\/\/[^\s/]+)/.exec(seen.text)?.[1];
+    if (url) {
+      return {
+        url,
+        pid: proc.pid,
+        stop: async () => {
+          proc.kill("SIGTERM");
+          return proc.exited;
+        },
+      };
+    }
+    if (proc.exitCode !== null) break;
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`${command.join(" ")} did not start: ${seen.text.slice(0, 2000)}`);
+}
