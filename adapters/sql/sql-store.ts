@@ -376,23 +376,28 @@ export class SqlStore implements Store {
         { organisationId: q.organisationId },
       );
       // Each span class is scanned from `from` minus its own longest span; the last class's
-      // longest is the longest booking ever stored (leave-span-classes.ts).
-      const earliestStarts: Record<string, string> = {};
+      // longest is the longest booking ever stored (leave-span-classes.ts). Past a cursor,
+      // each class starts at whichever is later, the cursor or its own earliest start, as
+      // one (start_date, id) bound: given two lower bounds on the index, the planner may
+      // seek to the looser and filter its way to the cursor, making deep pages cost their depth.
+      const bounds: Record<string, string> = {};
       for (let c = 0; c < SPAN_CLASS_COUNT; c++) {
         const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), span?.max_span_days ?? 0);
-        earliestStarts[`earliestStart${c}`] = addDays(q.from, -longest);
+        const earliest = addDays(q.from, -longest);
+        if (!q.after) bounds[`earliestStart${c}`] = earliest;
+        else if (q.after.startDate >= earliest) Object.assign(bounds, { [`afterStart${c}`]: q.after.startDate, [`afterId${c}`]: q.after.id });
+        // Every id sorts after "", so this keeps every booking that starts on `earliest`.
+        else Object.assign(bounds, { [`afterStart${c}`]: earliest, [`afterId${c}`]: "" });
       }
       const rows = await this.readerShapes.rows(shape, () => this.overlappingLeaveQuery(q), {
         organisationId: q.organisationId,
-        ...earliestStarts,
+        ...bounds,
         from: q.from,
         to: q.to,
         annual: "annual",
         status: q.status,
         employeeId: q.employeeId,
         updatedSince: q.updatedSince,
-        afterStartDate: q.after?.startDate,
-        afterId: q.after?.id,
         limit: q.limit,
       });
       return rows.map(toLeaveBooking);
@@ -409,7 +414,11 @@ export class SqlStore implements Store {
         .select(LEAVE_COLUMNS)
         .where("b.organisation_id", "=", param("organisationId"))
         .where("b.span_class", "=", sql.lit(spanClass))
-        .where("b.start_date", ">=", param(`earliestStart${spanClass}`))
+        .where((eb) =>
+          q.after
+            ? eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param(`afterStart${spanClass}`), param(`afterId${spanClass}`)))
+            : eb("b.start_date", ">=", param(`earliestStart${spanClass}`)),
+        )
         .where("b.start_date", "<=", param("to"))
         .where("b.end_date", ">=", param("from"))
         .where("b.deleted_at", "is", null)
@@ -418,9 +427,6 @@ export class SqlStore implements Store {
       if (q.status !== undefined) query = query.where("b.status", "=", param("status"));
       if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", param("employeeId"));
       if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", param("updatedSince"));
-      if (q.after) {
-        query = query.where((eb) => eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param("afterStartDate"), param("afterId"))));
-      }
       return query;
     };
     // Postgres plans each arm on its own estimates and, unbounded, may read all of an arm's

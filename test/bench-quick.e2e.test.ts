@@ -1,0 +1,17 @@
+/**
+ * The benchmark must not rot: its quick mode (small data, one-second runs) goes through
+ * every step of `npm run bench` (generate, import, references, every load run, Postgres)
+ * and must finish with every request answered as expected and every target reported.
+ * The figures themselves are not judged here: they mean something only on the full data.
+ */
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+
+test("npm run bench -- --quick runs every step and reports all eight targets", async () => {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../bench/run.ts"), "--quick"], { stdout: "pipe", stderr: "pipe" });
+  const [report, log, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect({ code, log: code === 0 ? "" : log }).toEqual({ code: 0, log: "" });
+  for (const id of ["1", "2", "3", "4", "5", "6", "7", "8"]) expect(report).toMatch(new RegExp(`^\\| ${id} \\| .* \\| (met|\\*\\*missed\\*\\*) \\|$`, "m"));
+  for (const run of ["R0: Bun.serve", "R1: bun:sqlite", "leaveapi: employees", "leaveapi: tokens", "leaveapi on Postgres: leave"]) expect(report).toContain(`| ${run}`);
+  expect(report).not.toContain("not run");
+}, 120_000);
