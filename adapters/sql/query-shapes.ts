@@ -5,7 +5,7 @@
  * recorded order. Shapes differ by which optional filters are present (the caller names
  * the shape by a key), never by values, so the cache stays small.
  */
-import { CompiledQuery, type Compilable, type Kysely } from "kysely";
+import { CompiledQuery, type Compilable, type Kysely, type RawBuilder } from "kysely";
 
 const MARK = "\u0000param:";
 
@@ -47,18 +47,27 @@ export class QueryShapes {
     return shape;
   }
 
+  /** Like `rows`, for a shape written as raw SQL (sql`...` with param() values): the caller names the row type. */
+  async rawRows<R>(key: string, build: () => RawBuilder<unknown>, values: Record<string, unknown>): Promise<R[]> {
+    return (await this.run(key, () => ({ compile: () => build().compile(this.db) }), values)) as R[];
+  }
+
   /** Runs shape `key` (built by `build` the first time) with `values` for its named parameters. */
   async rows<Q extends Compilable & { execute(): Promise<unknown[]> }>(
     key: string,
     build: () => Q,
     values: Record<string, unknown>,
   ): Promise<Awaited<ReturnType<Q["execute"]>>> {
+    return (await this.run(key, build, values)) as Awaited<ReturnType<Q["execute"]>>;
+  }
+
+  private async run(key: string, build: () => Compilable, values: Record<string, unknown>): Promise<unknown[]> {
     const { sql, names } = this.shape(key, build);
     const parameters = names.map((n) => {
       if (!(n in values)) throw new Error(`Query shape '${key}' needs a value for '${n}'.`);
       return values[n];
     });
     const result = await this.db.executeQuery(CompiledQuery.raw(sql, parameters));
-    return result.rows as Awaited<ReturnType<Q["execute"]>>;
+    return result.rows;
   }
 }

@@ -33,6 +33,9 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
   return { id: r.id, name: r.name, api_enabled: bool(r.api_enabled), created_at: instant(r.created_at) };
 }
 
+/** The SQLite page cache of an import, in KiB: most of what the import's memory budget leaves. */
+const IMPORT_CACHE_KIB = 128 * 1024;
+
 export class SqlAdminStore extends SqlStore implements AdminStore {
   constructor(...args: ConstructorParameters<typeof SqlStore>) {
     super(...args);
@@ -143,10 +146,11 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
     return this.guard(async () => {
       let failure: { error: unknown } | undefined;
       let result: T;
+      const restoreCache = await this.enlargePageCache();
       try {
         result = await this.db.transaction().execute(async (trx) => {
           try {
-            return await work(new SqlImportWriter(trx, (b) => this.boolValue(b)));
+            return await work(new SqlImportWriter(trx, this.caps, (b) => this.boolValue(b)));
           } catch (error) {
             failure = { error };
             throw error;
@@ -156,6 +160,8 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
         // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR), so
         // Kysely's ROLLBACK then fails with "no transaction is active": the first error is the real one.
         throw failure ? failure.error : error;
+      } finally {
+        await restoreCache();
       }
       await this.refreshStatistics();
       return result;
@@ -163,13 +169,29 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
   }
 
   /**
+   * A large SQLite page cache while an import runs: its rows go into indexes of random
+   * keys, and with the default 2 MB cache a large import reads nearly every page it
+   * changes again. Put back afterwards, so a long-running process keeps its own budget.
+   */
+  private async enlargePageCache(): Promise<() => Promise<void>> {
+    if (this.caps.dialect !== "sqlite") return async () => {};
+    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(this.db);
+    const before = Number(rows[0]?.cache_size ?? -2000);
+    await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(this.db);
+    return async () => {
+      await sql.raw(`pragma cache_size = ${before}`).execute(this.db);
+    };
+  }
+
+  /**
    * Fresh planner statistics after an import: a large first import otherwise leaves
    * Postgres planning on an empty table's figures (it chose a full scan of the
    * organisation's bookings for the leave page) until autovacuum gets round to it.
+   * SQLite plans without statistics unless ANALYZE is run, and its queries here are
+   * written for that (sampled statistics from PRAGMA optimize misled it).
    */
   private async refreshStatistics(): Promise<void> {
     if (this.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(this.db);
-    else await sql`pragma optimize`.execute(this.db);
   }
 }
 
