@@ -66,6 +66,18 @@ export type HolidayEntry = HolidayEntryJson;
 
 const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant(ms));
 
+// The records of one import share their updated_at, so a page formats the same instant
+// many times over; the last one formatted is kept (toISOString was 7% of a page's time).
+let lastInstant = Number.NaN;
+let lastInstantText = "";
+function formatUpdatedAt(ms: number): string {
+  if (ms !== lastInstant) {
+    lastInstantText = formatInstant(ms);
+    lastInstant = ms;
+  }
+  return lastInstantText;
+}
+
 export function employeeJson(e: EmployeeRecord): EmployeeJson {
   return {
     id: e.id,
@@ -78,7 +90,7 @@ export function employeeJson(e: EmployeeRecord): EmployeeJson {
     start_date: e.start_date,
     leaving_date: e.leaving_date,
     holiday_calendar: e.holiday_calendar,
-    updated_at: formatInstant(e.updated_at),
+    updated_at: formatUpdatedAt(e.updated_at),
   };
 }
 
@@ -99,7 +111,7 @@ export function leaveBookingJson(b: LeaveBookingRecord): LeaveBookingJson {
     requested_at: instantOrNull(b.requested_at),
     reviewed_at: instantOrNull(b.reviewed_at),
     cancelled_at: instantOrNull(b.cancelled_at),
-    updated_at: formatInstant(b.updated_at),
+    updated_at: formatUpdatedAt(b.updated_at),
   };
 }
 
