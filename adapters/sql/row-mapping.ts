@@ -45,9 +45,6 @@ export interface LeaveRow {
   id: string;
   employee_id: string;
   leave_type_id: string;
-  leave_type_name: string;
-  leave_type_category: string;
-  leave_type_is_paid: boolean | number;
   start_date: string;
   end_date: string;
   start_half_day: boolean | number;
@@ -62,15 +59,22 @@ export interface LeaveRow {
   updated_at: number | string;
 }
 
-export function toLeaveBooking(r: LeaveRow): LeaveBookingRecord {
+export interface LeaveTypeRow {
+  id: string;
+  name: string;
+  category: string;
+  is_paid: boolean | number;
+}
+
+export function toLeaveBooking(r: LeaveRow, type: LeaveTypeRow): LeaveBookingRecord {
   return {
     id: r.id,
     employee_id: r.employee_id,
     leave_type: {
-      id: r.leave_type_id,
-      name: r.leave_type_name,
-      category: r.leave_type_category,
-      is_paid: bool(r.leave_type_is_paid),
+      id: type.id,
+      name: type.name,
+      category: type.category,
+      is_paid: bool(type.is_paid),
     },
     start_date: r.start_date,
     end_date: r.end_date,

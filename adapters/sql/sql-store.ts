@@ -20,7 +20,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapping.ts";
 import { QueryShapes, param } from "./query-shapes.ts";
-import { classMaxSpan, LAST_BOUNDED_CLASS, SPAN_CLASS_COUNT } from "./leave-span-classes.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS, SPAN_CLASS_COUNT, spanClassExpression } from "./leave-span-classes.ts";
 
 export interface SqlStoreOptions {
   db: Kysely<Tables>;
@@ -59,9 +59,6 @@ const LEAVE_COLUMNS = [
   "b.id as id",
   "b.employee_id",
   "b.leave_type_id",
-  "t.name as leave_type_name",
-  "t.category as leave_type_category",
-  "t.is_paid as leave_type_is_paid",
   "b.start_date as start_date",
   "b.end_date",
   "b.start_half_day",
@@ -75,6 +72,14 @@ const LEAVE_COLUMNS = [
   "b.cancelled_at",
   "b.updated_at",
 ] as const;
+
+/** Which sets a leave page must filter by: only what would exclude something is applied. */
+interface LeaveFilters {
+  /** The organisation has leave types other than annual ones. */
+  types: boolean;
+  /** The organisation has deleted employees. */
+  deletedEmployees: boolean;
+}
 
 export function closureFromRow(r: {
   date: string;
@@ -133,6 +138,8 @@ export class SqlStore implements Store {
   /** The data reads' connection: the replica when there is one, else the primary. */
   protected readonly reader: Kysely<Tables>;
   protected readonly caps: SqlCapabilities;
+  /** The leave page index's leading expression, repeated word for word by the page query. */
+  private readonly spanClass: string;
   protected readonly options: SqlStoreOptions;
   private key: Uint8Array | undefined;
   private closed = false;
@@ -145,6 +152,7 @@ export class SqlStore implements Store {
     this.db = options.db;
     this.reader = options.readDb ?? options.db;
     this.caps = options.caps;
+    this.spanClass = `(${spanClassExpression(options.caps)})`;
     this.primaryShapes = new QueryShapes(this.db as Kysely<never>);
     this.readerShapes = new QueryShapes(this.reader as Kysely<never>);
   }
@@ -394,60 +402,108 @@ export class SqlStore implements Store {
   }
 
   listOverlappingLeave(q: LeavePageQuery): Promise<LeaveBookingRecord[]> {
-    const shape = `listLeave:${q.status !== undefined}:${q.employeeId !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}`;
     return this.guard(async () => {
-      const [span] = await this.readerShapes.rows(
-        "leaveSpan",
-        () => this.reader.selectFrom("leave_spans").select("max_span_days").where("organisation_id", "=", param("organisationId")),
-        { organisationId: q.organisationId },
+      const organisationId = q.organisationId;
+      const readTypes = () =>
+        this.readerShapes.rows(
+          "leaveTypesOf",
+          () => this.reader.selectFrom("leave_types").select(["id", "name", "category", "is_paid"]).where("organisation_id", "=", param("organisationId")),
+          { organisationId },
+        );
+      let types = await readTypes();
+      const annualCount = types.filter((t) => t.category === "annual").length;
+      if (annualCount === 0) return [];
+      const [someoneDeleted] = await this.readerShapes.rows(
+        "someoneDeleted",
+        () =>
+          this.reader
+            .selectFrom("employees")
+            .select("id")
+            .where("organisation_id", "=", param("organisationId"))
+            .where("deleted_at", "is not", null)
+            .limit(param<number>("one")),
+        { organisationId, one: 1 },
       );
-      // Each span class is scanned from `from` minus its own longest span; the last class's
-      // longest is the longest booking ever stored (leave-span-classes.ts). Past a cursor,
-      // each class starts at whichever is later, the cursor or its own earliest start, as
-      // one (start_date, id) bound: given two lower bounds on the index, the planner may
-      // seek to the looser and filter its way to the cursor, making deep pages cost their depth.
-      const bounds: Record<string, string> = {};
-      for (let c = 0; c < SPAN_CLASS_COUNT; c++) {
-        const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), span?.max_span_days ?? 0);
-        const earliest = addDays(q.from, -longest);
-        if (!q.after) bounds[`earliestStart${c}`] = earliest;
-        else if (q.after.startDate >= earliest) Object.assign(bounds, { [`afterStart${c}`]: q.after.startDate, [`afterId${c}`]: q.after.id });
-        // Every id sorts after "", so this keeps every booking that starts on `earliest`.
-        else Object.assign(bounds, { [`afterStart${c}`]: earliest, [`afterId${c}`]: "" });
+      // The usual organisation has only annual leave types and no deleted employees: then
+      // the page needs neither filter, and each arm is a bare scan of the page index.
+      const filters: LeaveFilters = { types: annualCount < types.length, deletedEmployees: someoneDeleted !== undefined };
+      let rows = await this.overlappingLeaveRows(q, filters);
+      let byId = new Map(types.map((t) => [t.id, t]));
+      if (rows.some((r) => byId.get(r.leave_type_id)?.category !== "annual")) {
+        // A leave type was added while this page was read: read it again, filtering by type.
+        rows = await this.overlappingLeaveRows(q, { ...filters, types: true });
+        types = await readTypes();
+        byId = new Map(types.map((t) => [t.id, t]));
       }
-      const rows = await this.readerShapes.rows(shape, () => this.overlappingLeaveQuery(q), {
-        organisationId: q.organisationId,
-        ...bounds,
-        from: q.from,
-        to: q.to,
-        annual: "annual",
-        status: q.status,
-        employeeId: q.employeeId,
-        updatedSince: q.updatedSince,
-        limit: q.limit,
-      });
-      return rows.map(toLeaveBooking);
+      return rows.map((r) => toLeaveBooking(r, byId.get(r.leave_type_id)!));
+    });
+  }
+
+  private async overlappingLeaveRows(q: LeavePageQuery, filters: LeaveFilters) {
+    const shape = `listLeave:${q.status !== undefined}:${q.employeeId !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}:${filters.types}:${filters.deletedEmployees}`;
+    const [span] = await this.readerShapes.rows(
+      "leaveSpan",
+      () => this.reader.selectFrom("leave_spans").select("max_span_days").where("organisation_id", "=", param("organisationId")),
+      { organisationId: q.organisationId },
+    );
+    // Each span class is scanned from `from` minus its own longest span; the last class's
+    // longest is the longest booking ever stored (leave-span-classes.ts). Past a cursor,
+    // each class starts at whichever is later, the cursor or its own earliest start, as
+    // one (start_date, id) bound: given two lower bounds on the index, the planner may
+    // seek to the looser and filter its way to the cursor, making deep pages cost their depth.
+    const bounds: Record<string, string> = {};
+    for (let c = 0; c < SPAN_CLASS_COUNT; c++) {
+      const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), span?.max_span_days ?? 0);
+      const earliest = addDays(q.from, -longest);
+      if (!q.after) bounds[`earliestStart${c}`] = earliest;
+      else if (q.after.startDate >= earliest) Object.assign(bounds, { [`afterStart${c}`]: q.after.startDate, [`afterId${c}`]: q.after.id });
+      // Every id sorts after "", so this keeps every booking that starts on `earliest`.
+      else Object.assign(bounds, { [`afterStart${c}`]: earliest, [`afterId${c}`]: "" });
+    }
+    return this.readerShapes.rows(shape, () => this.overlappingLeaveQuery(q, filters), {
+      organisationId: q.organisationId,
+      ...bounds,
+      from: q.from,
+      to: q.to,
+      annual: "annual",
+      status: q.status,
+      employeeId: q.employeeId,
+      updatedSince: q.updatedSince,
+      limit: q.limit,
     });
   }
 
   /** One ordered index scan per span class, merged by (start_date, id). */
-  private overlappingLeaveQuery(q: LeavePageQuery) {
+  private overlappingLeaveQuery(q: LeavePageQuery, filters: LeaveFilters) {
     const arm = (spanClass: number) => {
-      // CROSS JOIN keeps the bookings in the outer loop on SQLite (Postgres reorders freely):
-      // with statistics, SQLite would rather loop over the organisation's one or two leave
-      // types outside, which loses the index order and sorts every overlapping booking of
-      // the class (21 pages/s at a million bookings instead of thousands).
-      let query = this.reader
-        .selectFrom("leave_bookings as b")
-        .crossJoin("leave_types as t")
-        .crossJoin("employees as e")
-        .whereRef("t.organisation_id", "=", "b.organisation_id")
-        .whereRef("t.id", "=", "b.leave_type_id")
-        .whereRef("e.organisation_id", "=", "b.organisation_id")
-        .whereRef("e.id", "=", "b.employee_id")
+      // Filters only, no joins, so each arm reads nothing but the page index (migration
+      // 0002). Joining the leave types row by row cost two microseconds a booking; with
+      // statistics, SQLite even put them in the outer loop, lost the index order and
+      // sorted every overlapping booking. The two sets below are small, but each arm
+      // builds its own copy, so they are left out when they would exclude nothing.
+      let bookings = this.reader.selectFrom("leave_bookings as b");
+      if (filters.types) {
+        bookings = bookings.where("b.leave_type_id", "in", (eb) =>
+          eb
+            .selectFrom("leave_types as annual")
+            .select("annual.id")
+            .where("annual.organisation_id", "=", param("organisationId"))
+            .where("annual.category", "=", param("annual")),
+        );
+      }
+      if (filters.deletedEmployees) {
+        bookings = bookings.where("b.employee_id", "not in", (eb) =>
+          eb
+            .selectFrom("employees as gone")
+            .select("gone.id")
+            .where("gone.organisation_id", "=", param("organisationId"))
+            .where("gone.deleted_at", "is not", null),
+        );
+      }
+      let query = bookings
         .select(LEAVE_COLUMNS)
         .where("b.organisation_id", "=", param("organisationId"))
-        .where("b.span_class", "=", sql.lit(spanClass))
+        .where(sql.raw(this.spanClass), "=", sql.lit(spanClass))
         .where((eb) =>
           q.after
             ? eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(param(`afterStart${spanClass}`), param(`afterId${spanClass}`)))
@@ -455,9 +511,7 @@ export class SqlStore implements Store {
         )
         .where("b.start_date", "<=", param("to"))
         .where("b.end_date", ">=", param("from"))
-        .where("b.deleted_at", "is", null)
-        .where("e.deleted_at", "is", null)
-        .where("t.category", "=", param("annual"));
+        .where("b.deleted_at", "is", null);
       if (q.status !== undefined) query = query.where("b.status", "=", param("status"));
       if (q.employeeId !== undefined) query = query.where("b.employee_id", "=", param("employeeId"));
       if (q.updatedSince !== undefined) query = query.where("b.updated_at", ">=", param("updatedSince"));

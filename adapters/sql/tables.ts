@@ -4,7 +4,7 @@
  * epoch milliseconds in a 64-bit integer; dates are DATE on Postgres and TEXT on SQLite,
  * both read back as `YYYY-MM-DD`; booleans are BOOLEAN on Postgres and 0/1 on SQLite.
  */
-import type { ColumnType, GeneratedAlways } from "kysely";
+import type { ColumnType } from "kysely";
 
 type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
 type Instant = ColumnType<number | string, number, number>;
@@ -91,8 +91,6 @@ export interface LeaveBookingsTable {
   content_digest: string;
   updated_at: Instant;
   deleted_at: Instant | null;
-  /** Generated from the dates (leave-span-classes.ts); never written. */
-  span_class: GeneratedAlways<number>;
 }
 
 export interface LeaveSpansTable {
