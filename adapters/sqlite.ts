@@ -3,10 +3,10 @@
  * wait for the importer, a busy timeout so concurrent writers queue instead of failing,
  * and foreign keys on.
  */
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
 import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
+import { configureSqlite, sqliteStore, type HotConnection, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
 
 export type { SqliteStoreOptions };
 
@@ -44,9 +44,24 @@ function withStatementCache(database: Database): Database {
   return facade as unknown as Database;
 }
 
+/**
+ * The hot queries' own connection (a file only: a second ":memory:" connection would be
+ * another database). In WAL its reads never wait for a writer on the main connection,
+ * such as an import, and never see that writer's uncommitted rows.
+ */
+function hotConnection(options: SqliteStoreOptions): HotConnection | undefined {
+  if (options.filename === ":memory:") return undefined;
+  const database = new Database(options.filename, { create: true, strict: true });
+  configureSqlite(database, options);
+  return {
+    run: (sql, parameters) => database.query(sql).all(...(parameters as SQLQueryBindings[])),
+    close: () => database.close(),
+  };
+}
+
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
   const database = new Database(options.filename, { create: true, strict: true });
   configureSqlite(database, options);
-  return sqliteStore(new BunSqliteDialect({ database: withStatementCache(database) }), isUnavailable);
+  return sqliteStore(new BunSqliteDialect({ database: withStatementCache(database) }), isUnavailable, hotConnection(options));
 }

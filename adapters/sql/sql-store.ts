@@ -19,7 +19,7 @@ import type { ClosureDayRecord, ClosureAppliesTo, EmployeeRecord, LeaveBookingRe
 import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 import { bool, instant, scopeList, toEmployee, toLeaveBooking } from "./row-mapping.ts";
-import { QueryShapes, param } from "./query-shapes.ts";
+import { QueryShapes, param, type DirectRunner } from "./query-shapes.ts";
 import { classMaxSpan, LAST_BOUNDED_CLASS, SPAN_CLASS_COUNT, spanClassExpression } from "./leave-span-classes.ts";
 
 export interface SqlStoreOptions {
@@ -37,6 +37,11 @@ export interface SqlStoreOptions {
   randomBytes: (length: number) => Uint8Array;
   /** The schema that holds the tables and the migrations' bookkeeping (Postgres); default: the connection's. */
   schema?: string;
+  /**
+   * Runs the hot, compiled-once queries on a connection of their own, bypassing Kysely
+   * (SQLite files: a second connection to the same file). Default: through `db`/`readDb`.
+   */
+  direct?: DirectRunner;
   close: () => Promise<void>;
 }
 
@@ -153,8 +158,8 @@ export class SqlStore implements Store {
     this.reader = options.readDb ?? options.db;
     this.caps = options.caps;
     this.spanClass = `(${spanClassExpression(options.caps)})`;
-    this.primaryShapes = new QueryShapes(this.db as Kysely<never>);
-    this.readerShapes = new QueryShapes(this.reader as Kysely<never>);
+    this.primaryShapes = new QueryShapes(this.db as Kysely<never>, options.direct);
+    this.readerShapes = new QueryShapes(this.reader as Kysely<never>, options.direct);
   }
 
   /** Runs a query, turning "cannot reach the database" into StoreUnavailableError. */

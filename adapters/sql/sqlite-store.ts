@@ -8,6 +8,7 @@ import { cryptoRandomBytes } from "../../lib/credentials.ts";
 import { SQLITE } from "./capabilities.ts";
 import { SqlAdminStore } from "./sql-admin-store.ts";
 import type { Tables } from "./tables.ts";
+import type { DirectRunner } from "./query-shapes.ts";
 
 export interface SqliteStoreOptions {
   /** A file path, or ":memory:". */
@@ -23,14 +24,24 @@ export function configureSqlite(database: { exec(sql: string): unknown }, option
   database.exec("PRAGMA foreign_keys = ON");
 }
 
+/** A second connection to the same file for the store's hot queries (QueryShapes' DirectRunner). */
+export interface HotConnection {
+  run: DirectRunner;
+  close: () => void;
+}
+
 /** The one SQL store on a SQLite dialect; `isUnavailable` knows the driver's error shape. */
-export function sqliteStore(dialect: Dialect, isUnavailable: (error: unknown) => boolean): SqlAdminStore {
+export function sqliteStore(dialect: Dialect, isUnavailable: (error: unknown) => boolean, hot?: HotConnection): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect });
   return new SqlAdminStore({
     db,
     caps: SQLITE,
     isUnavailable,
     randomBytes: cryptoRandomBytes,
-    close: () => db.destroy(),
+    direct: hot?.run,
+    close: async () => {
+      await db.destroy();
+      hot?.close();
+    },
   });
 }
