@@ -408,49 +408,63 @@ export class SqlStore implements Store {
 
   listOverlappingLeave(q: LeavePageQuery): Promise<LeaveBookingRecord[]> {
     return this.guard(async () => {
-      const organisationId = q.organisationId;
-      const readTypes = () =>
-        this.readerShapes.rows(
-          "leaveTypesOf",
-          () => this.reader.selectFrom("leave_types").select(["id", "name", "category", "is_paid"]).where("organisation_id", "=", param("organisationId")),
-          { organisationId },
-        );
-      let types = await readTypes();
-      const annualCount = types.filter((t) => t.category === "annual").length;
+      let context = await this.leaveContext(q.organisationId);
+      const annualCount = context.filter((t) => t.category === "annual").length;
       if (annualCount === 0) return [];
-      const [someoneDeleted] = await this.readerShapes.rows(
-        "someoneDeleted",
-        () =>
-          this.reader
-            .selectFrom("employees")
-            .select("id")
-            .where("organisation_id", "=", param("organisationId"))
-            .where("deleted_at", "is not", null)
-            .limit(param<number>("one")),
-        { organisationId, one: 1 },
-      );
       // The usual organisation has only annual leave types and no deleted employees: then
       // the page needs neither filter, and each arm is a bare scan of the page index.
-      const filters: LeaveFilters = { types: annualCount < types.length, deletedEmployees: someoneDeleted !== undefined };
-      let rows = await this.overlappingLeaveRows(q, filters);
-      let byId = new Map(types.map((t) => [t.id, t]));
+      const filters: LeaveFilters = { types: annualCount < context.length, deletedEmployees: bool(context[0]!.someone_deleted) };
+      const maxSpanDays = Number(context[0]!.max_span_days ?? 0);
+      let rows = await this.overlappingLeaveRows(q, filters, maxSpanDays);
+      let byId = new Map(context.map((t) => [t.id, t]));
       if (rows.some((r) => byId.get(r.leave_type_id)?.category !== "annual")) {
         // A leave type was added while this page was read: read it again, filtering by type.
-        rows = await this.overlappingLeaveRows(q, { ...filters, types: true });
-        types = await readTypes();
-        byId = new Map(types.map((t) => [t.id, t]));
+        rows = await this.overlappingLeaveRows(q, { ...filters, types: true }, maxSpanDays);
+        context = await this.leaveContext(q.organisationId);
+        byId = new Map(context.map((t) => [t.id, t]));
       }
       return rows.map((r) => toLeaveBooking(r, byId.get(r.leave_type_id)!));
     });
   }
 
-  private async overlappingLeaveRows(q: LeavePageQuery, filters: LeaveFilters) {
-    const shape = `listLeave:${q.status !== undefined}:${q.employeeId !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}:${filters.types}:${filters.deletedEmployees}`;
-    const [span] = await this.readerShapes.rows(
-      "leaveSpan",
-      () => this.reader.selectFrom("leave_spans").select("max_span_days").where("organisation_id", "=", param("organisationId")),
-      { organisationId: q.organisationId },
+  /**
+   * What a leave page needs to know first, in one statement (one round trip on Postgres):
+   * the organisation's leave types (a handful), each row also carrying whether it has
+   * deleted employees and its longest booking span. No leave types, no rows.
+   */
+  private leaveContext(organisationId: string) {
+    return this.readerShapes.rows(
+      "leaveContext",
+      () =>
+        this.reader
+          .selectFrom("leave_types as t")
+          .select((eb) => [
+            "t.id",
+            "t.name",
+            "t.category",
+            "t.is_paid",
+            eb
+              .selectFrom("leave_spans as s")
+              .select("s.max_span_days")
+              .where("s.organisation_id", "=", param("organisationId"))
+              .as("max_span_days"),
+            eb
+              .exists(
+                eb
+                  .selectFrom("employees as gone")
+                  .select("gone.id")
+                  .where("gone.organisation_id", "=", param("organisationId"))
+                  .where("gone.deleted_at", "is not", null),
+              )
+              .as("someone_deleted"),
+          ])
+          .where("t.organisation_id", "=", param("organisationId")),
+      { organisationId },
     );
+  }
+
+  private async overlappingLeaveRows(q: LeavePageQuery, filters: LeaveFilters, maxSpanDays: number) {
+    const shape = `listLeave:${q.status !== undefined}:${q.employeeId !== undefined}:${q.updatedSince !== undefined}:${q.after !== undefined}:${filters.types}:${filters.deletedEmployees}`;
     // Each span class is scanned from `from` minus its own longest span; the last class's
     // longest is the longest booking ever stored (leave-span-classes.ts). Past a cursor,
     // each class starts at whichever is later, the cursor or its own earliest start, as
@@ -458,7 +472,7 @@ export class SqlStore implements Store {
     // seek to the looser and filter its way to the cursor, making deep pages cost their depth.
     const bounds: Record<string, string> = {};
     for (let c = 0; c < SPAN_CLASS_COUNT; c++) {
-      const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), span?.max_span_days ?? 0);
+      const longest = c <= LAST_BOUNDED_CLASS ? classMaxSpan(c) : Math.max(classMaxSpan(c), maxSpanDays);
       const earliest = addDays(q.from, -longest);
       if (!q.after) bounds[`earliestStart${c}`] = earliest;
       else if (q.after.startDate >= earliest) Object.assign(bounds, { [`afterStart${c}`]: q.after.startDate, [`afterId${c}`]: q.after.id });
