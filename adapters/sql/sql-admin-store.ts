@@ -87,6 +87,7 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
         .set({ api_enabled: this.boolValue(enabled) })
         .where("id", "=", id)
         .executeTakeFirst();
+      this.forgetGrants();
       return Number(result.numUpdatedRows) > 0;
     });
   }
@@ -122,8 +123,8 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
   }
 
   revokeClient(clientId: string, now: number): Promise<ApiClient | null> {
-    return this.guard(() =>
-      this.db.transaction().execute(async (trx) => {
+    return this.guard(async () => {
+      const revoked = await this.db.transaction().execute(async (trx) => {
         await trx
           .updateTable("api_clients")
           .set({ revoked_at: now })
@@ -138,8 +139,11 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
           .where("client_id", "=", clientId)
           .executeTakeFirst();
         return row ? toClient(row) : null;
-      }),
-    );
+      });
+      // After the commit, so that no lookup can bring back what it read before it.
+      this.forgetGrants();
+      return revoked;
+    });
   }
 
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
