@@ -3,22 +3,44 @@
  * so ranges, weekdays and overlaps are integer arithmetic with no time zone involved.
  */
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /**
  * Day number of a strict `YYYY-MM-DD` that names a real calendar date in years 0001–9999,
  * else `null`. Year 0000 is refused: Postgres has no year zero and would fail the query.
+ * Read digit by digit, with no RegExp or Date: an import parses several dates per row.
  */
 export function parseDate(text: string): number | null {
-  const m = DATE_PATTERN.exec(text);
-  if (!m) return null;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (year < 1) return null;
-  // setUTCFullYear, not Date.UTC, which maps years 0–99 onto 1900–1999.
-  const d = new Date(0);
-  d.setUTCFullYear(year, month - 1, day);
-  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return null;
-  return Math.round(d.getTime() / 86_400_000);
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return null;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  return dayNumber(year, month, day);
+}
+
+/** The decimal value of `count` ASCII digits at `at`, or -1 when one is not a digit. */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (year ≥ 1): H. Hinnant's days_from_civil. */
+function dayNumber(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 export function isDate(text: string): boolean {
@@ -56,6 +78,22 @@ const DATE_TIME_PATTERN =
  * without an offset.
  */
 export function parseInstantCeil(text: string): number | null {
+  return parseCanonicalInstant(text) ?? parseAnyInstant(text);
+}
+
+/**
+ * The form this API writes (`formatInstant`), read digit by digit: an import of an
+ * export reads it three times per row. `null` for any other form, valid or not.
+ */
+function parseCanonicalInstant(text: string): number | null {
+  if (text.length !== 24 || text[10] !== "T" || text[13] !== ":" || text[16] !== ":" || text[19] !== "." || text[23] !== "Z") return null;
+  const day = parseDate(text.slice(0, 10));
+  const [hour, minute, second, millis] = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2), digitsAt(text, 20, 3)];
+  if (day === null || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60 || millis < 0) return null;
+  return (day * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + millis;
+}
+
+function parseAnyInstant(text: string): number | null {
   const m = DATE_TIME_PATTERN.exec(text);
   if (!m) return null;
   const day = parseDate(m[1]!);

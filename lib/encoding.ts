@@ -68,6 +68,11 @@ export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
+/** Encodes `text` into `target`, which must have room for it (three bytes per UTF-16 code unit always do). */
+export function utf8Into(text: string, target: Uint8Array): { read: number; written: number } {
+  return encoder.encodeInto(text, target);
+}
+
 /** UTF-8 decoding that refuses invalid byte sequences (`null`) instead of inventing U+FFFD. */
 export function utf8DecodeStrict(bytes: Uint8Array): string | null {
   try {

@@ -30,7 +30,7 @@ export function expected(what: string) {
 }
 
 // Value schemas: every message says what was expected and shows what came instead.
-const SNAKE_WORD = /^[a-z_]{1,30}$/;
+export const SNAKE_WORD = /^[a-z_]{1,30}$/;
 export const text = v.pipe(v.string(expected("text")), v.nonEmpty("must not be empty"));
 export const optionalText = v.nullish(v.string(expected("text or null")), null);
 export const date = v.pipe(v.string(expected("a date YYYY-MM-DD")), v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`));

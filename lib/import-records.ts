@@ -18,10 +18,11 @@ import * as v from "valibot";
 import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "./admin-store.ts";
 import { parseDate } from "./dates.ts";
 import { derivedId } from "./ids.ts";
+import { readBookingFields } from "./import-booking-fields.ts";
 import { holidayRow } from "./import-holiday-records.ts";
-import { LEAVE_STATUSES, type LeaveTypeRecord } from "./records.ts";
-import { calendarKey, date, days, expected, externalId, flag, halfPeriod, instant, optionalDate } from "./import-fields.ts";
-import { optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField, text, type ImportProblem } from "./import-fields.ts";
+import type { LeaveTypeRecord } from "./records.ts";
+import { calendarKey, externalId, flag, optionalDate, optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField } from "./import-fields.ts";
+import type { ImportProblem } from "./import-fields.ts";
 
 export type { ImportProblem } from "./import-fields.ts";
 export type ImportKind = "employees" | "leave" | "holidays";
@@ -52,6 +53,15 @@ const FIELDS = {
   holidays: ["type", "id", "date", "name", "calendar", "applies_to", "department", "location", "deducts_from_leave"],
 } as const;
 const ALWAYS_ALLOWED = ["deleted", "updated_at"];
+const LEAVE_TYPE_FIELDS = ["id", "name", "category", "is_paid"];
+/** The fields a record of each kind may have, as JSON and as CSV columns. */
+const ALLOWED = Object.fromEntries(
+  (Object.keys(FIELDS) as ImportKind[]).map((kind) => {
+    const json: readonly string[] = [...FIELDS[kind], ...ALWAYS_ALLOWED];
+    const csv = kind === "leave" ? [...json.filter((f) => f !== "leave_type"), ...LEAVE_TYPE_COLUMNS] : json;
+    return [kind, { json, csv }];
+  }),
+) as Record<ImportKind, { json: readonly string[]; csv: readonly string[] }>;
 const BOOLEAN_FIELDS = new Set(["deleted", "start_half_day", "end_half_day", "deducts_from_leave", "leave_type_is_paid"]);
 const NUMBER_FIELDS = new Set(["days"]);
 
@@ -70,55 +80,54 @@ const employeeFields = v.object({
   holiday_calendar: v.nullish(calendarKey, null),
 }, RECORD);
 
-const leaveTypeFields = v.object(
-  { id: optionalUuid, name: text, category: snakeWord("a category like annual"), is_paid: v.boolean(expected("true or false")) },
-  expected("an object {id, name, category, is_paid}"),
-);
-
-const bookingFields = v.object({
-  ...keyFields,
-  employee_id: optionalUuid,
-  employee_external_id: externalId,
-  leave_type: leaveTypeFields,
-  start_date: date,
-  end_date: date,
-  start_half_day: flag,
-  start_half_period: halfPeriod,
-  end_half_day: flag,
-  end_half_period: halfPeriod,
-  days,
-  status: v.picklist(LEAVE_STATUSES, expected(`one of ${LEAVE_STATUSES.join(", ")}`)),
-  requested_at: instant,
-  reviewed_at: instant,
-  cancelled_at: instant,
-}, RECORD);
-
 type Problems = ImportProblem[];
 
-/** Validates one record of `kind`; every problem is reported, not just the first. */
-export function normaliseImportRecord(kind: ImportKind, raw: unknown, options: NormaliseOptions): NormaliseResult {
+/**
+ * Validates records of `kind` for one import, one at a time; every problem of a record is
+ * reported, not just the first. What repeats from row to row is derived once per import:
+ * the ids of a booking's employee and leave type (a handful among a million bookings).
+ */
+export function createRecordNormaliser(kind: ImportKind, options: NormaliseOptions): (raw: unknown) => NormaliseResult {
+  const known = { employee: new Map<string, string>(), leave_type: new Map<string, string>() };
+  const referenceId: ReferenceId = (target, key) => {
+    const ids = known[target];
+    let id = ids.get(key);
+    if (id === undefined) {
+      if (ids.size >= REFERENCE_ID_LIMIT) ids.clear();
+      id = derivedId(options.organisationId, target, key);
+      ids.set(key, id);
+    }
+    return id;
+  };
+  return (raw) => normaliseRecord(kind, raw, options, referenceId);
+}
+
+/** Bounds the memo of derived reference ids: far above any real number of employees. */
+const REFERENCE_ID_LIMIT = 100_000;
+
+type ReferenceId = (target: "employee" | "leave_type", key: string) => string;
+
+function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptions, referenceId: ReferenceId): NormaliseResult {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, problems: [{ field: "row", problem: "must be an object of fields" }] };
   }
   const problems: Problems = [];
   let record = raw as Record<string, unknown>;
-  const allowed: readonly string[] = [...FIELDS[kind], ...ALWAYS_ALLOWED];
   if (options.text) {
     record = readTextCells(record);
-    const csvAllowed = kind === "leave" ? [...allowed.filter((f) => f !== "leave_type"), ...LEAVE_TYPE_COLUMNS] : allowed;
-    rejectUnknown(record, csvAllowed, "", problems);
+    rejectUnknown(record, ALLOWED[kind].csv, "", problems);
     if (kind === "leave") record = nestLeaveTypeColumns(record);
   } else {
-    rejectUnknown(record, allowed, "", problems);
+    rejectUnknown(record, ALLOWED[kind].json, "", problems);
     const leaveType = record.leave_type;
     if (kind === "leave" && typeof leaveType === "object" && leaveType !== null && !Array.isArray(leaveType)) {
-      rejectUnknown(leaveType as Record<string, unknown>, ["id", "name", "category", "is_paid"], "leave_type.", problems);
+      rejectUnknown(leaveType as Record<string, unknown>, LEAVE_TYPE_FIELDS, "leave_type.", problems);
     }
   }
-  const deleted = parseField(flag, record.deleted, "deleted", problems) ?? false;
+  const deleted = record.deleted === undefined ? false : (parseField(flag, record.deleted, "deleted", problems) ?? false);
   const row =
     kind === "employees" ? employeeRow(record, deleted, options, problems)
-    : kind === "leave" ? bookingRow(record, deleted, options, problems)
+    : kind === "leave" ? bookingRow(record, deleted, options, referenceId, problems)
     : holidayRow(record, deleted, options, problems);
   if (problems.length > 0 || row === null) {
     const rename = (field: string) => (options.text && field.startsWith("leave_type.") ? field.replace(".", "_") : field);
@@ -193,9 +202,15 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   return { type: "employee", employee };
 }
 
-function bookingRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {
+function bookingRow(
+  record: Record<string, unknown>,
+  deleted: boolean,
+  options: NormaliseOptions,
+  referenceId: ReferenceId,
+  problems: Problems,
+): ImportRow | null {
   if (deleted) return deleteRow(record, "booking", options, problems);
-  const b = parseField(bookingFields, record, "", problems);
+  const b = readBookingFields(record, problems);
   const id = b && recordId(b, options.organisationId, "leave", problems);
   if (!b || !id) return null;
   const before = problems.length;
@@ -203,12 +218,12 @@ function bookingRow(record: Record<string, unknown>, deleted: boolean, options: 
   checkHalfDay(b.start_half_day, b.start_half_period, "start", problems);
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
-  if (employeeId === null && b.employee_external_id !== null) employeeId = derivedId(options.organisationId, "employee", b.employee_external_id);
+  if (employeeId === null && b.employee_external_id !== null) employeeId = referenceId("employee", b.employee_external_id);
   if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
   if (problems.length > before || employeeId === null) return null;
   const t = b.leave_type;
   const leaveType: LeaveTypeRecord = {
-    id: t.id ?? derivedId(options.organisationId, "leave_type", t.name),
+    id: t.id ?? referenceId("leave_type", t.name),
     name: t.name,
     category: t.category,
     is_paid: t.is_paid,

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { addDays } from "../lib/dates.ts";
 import { derivedId } from "../lib/ids.ts";
 import { listHolidays } from "../lib/holidays.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
@@ -351,6 +352,41 @@ describe("ids and updated_at", () => {
     // Imported again, the deleted employee comes back.
     expectOk(await run("employees", example("employees.jsonl")));
     expect(await employees(world, org)).toHaveLength(3);
+  });
+});
+
+describe("large files", () => {
+  const annual = { name: "Annual leave", category: "annual", is_paid: true };
+  const booking = (i: number, extra: object = {}) => ({
+    external_id: `B${i}`,
+    employee_external_id: `E00${1 + (i % 3)}`,
+    leave_type: annual,
+    start_date: addDays("2026-01-05", i % 300),
+    end_date: addDays("2026-01-05", (i % 300) + (i % 4)),
+    status: "approved",
+    ...extra,
+  });
+  const allLeave = (world: TestWorld, org: string) => world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 5000 });
+
+  test("a booking repeated, deleted and imported again batches later ends as its last row says", async () => {
+    const { world, org, run } = await setup();
+    expectOk(await run("employees", example("employees.jsonl")));
+    const first = Array.from({ length: 1200 }, (_, i) => booking(i));
+    // After 200 new rows of the third batch: nothing has made the import write the earlier ones yet.
+    const later = [{ external_id: "B7", deleted: true }, booking(7), booking(5, { status: "cancelled" }), booking(8)];
+    const outcome = expectOk(await run("leave", tempFile("jsonl", jsonl([...first, ...later]))));
+    expect(outcome.counts).toEqual({ created: 1200, updated: 2, unchanged: 1, deleted: 1 });
+    const stored = await allLeave(world, org);
+    expect(stored).toHaveLength(1200);
+    const byId = new Map(stored.map((b) => [b.id, b]));
+    expect(byId.get(derivedId(org, "leave", "B5"))?.status).toBe("cancelled");
+    expect(byId.get(derivedId(org, "leave", "B7"))?.status).toBe("approved");
+
+    const t1 = world.clock.now();
+    world.clock.advance(60_000);
+    first[5] = booking(5, { status: "cancelled" });
+    expect(expectOk(await run("leave", tempFile("jsonl", jsonl(first)))).counts).toEqual({ created: 0, updated: 0, unchanged: 1200, deleted: 0 });
+    expect((await allLeave(world, org)).every((b) => b.updated_at === t1)).toBe(true);
   });
 });
 

@@ -13,7 +13,17 @@ export interface SqlCapabilities {
    * (Postgres, under READ COMMITTED); SQLite runs one writer at a time.
    */
   advisoryLocks: boolean;
+  /**
+   * Rows per statement when an import reads stored digests, writes, and stages new
+   * bookings. Postgres pays a round trip per statement, so it takes them large, and
+   * inserts new bookings directly (`stage: null`). SQLite runs in-process: its reads stay
+   * within the 256 placeholders of a statement it keeps prepared (adapters/sqlite.ts), it
+   * writes one row per statement (one prepared insert run again and again beat multi-row
+   * VALUES into leave_bookings by about a quarter), and it stages new bookings and inserts
+   * them sorted at the end (staged-inserts.ts), several rows per statement.
+   */
+  importRows: { read: number; write: number; stage: number | null };
 }
 
-export const SQLITE: SqlCapabilities = { dialect: "sqlite", dateType: "text", booleanType: "integer", advisoryLocks: false };
-export const POSTGRES: SqlCapabilities = { dialect: "postgres", dateType: "date", booleanType: "boolean", advisoryLocks: true };
+export const SQLITE: SqlCapabilities = { dialect: "sqlite", dateType: "text", booleanType: "integer", advisoryLocks: false, importRows: { read: 255, write: 1, stage: 13 } };
+export const POSTGRES: SqlCapabilities = { dialect: "postgres", dateType: "date", booleanType: "boolean", advisoryLocks: true, importRows: { read: 400, write: 400, stage: null } };

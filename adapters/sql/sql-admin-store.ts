@@ -2,13 +2,14 @@
  * The admin side of the SQL store: migrations, organisations, clients, and imports run in
  * one transaction through the import writer (sql-import-writer.ts).
  */
-import { Migrator, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 import type { AdminStore, ImportWriter, NewClient } from "../../lib/admin-store.ts";
 import type { ApiClient, Organisation } from "../../lib/store.ts";
 import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
 import { SqlStore } from "./sql-store.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
+import { withPageCache } from "./sqlite-page-cache.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 
 function toClient(r: {
@@ -33,8 +34,13 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
   return { id: r.id, name: r.name, api_enabled: bool(r.api_enabled), created_at: instant(r.created_at) };
 }
 
-/** The SQLite page cache of an import, in KiB: most of what the import's memory budget leaves. */
-const IMPORT_CACHE_KIB = 128 * 1024;
+/**
+ * The SQLite page cache of an import, in KiB. Issue 7 gives a million-row import 250 MB:
+ * its JavaScript heap takes about 100 MB, and SQLite about twice its page cache (the
+ * pages, and the final sorted insert's own). At a million bookings 24 MB peaked at
+ * 225 MB; 32 MB and 64 MB were no faster, at 245 MB and 290 MB; 16 MB was slower.
+ */
+const IMPORT_CACHE_KIB = 24 * 1024;
 
 export class SqlAdminStore extends SqlStore implements AdminStore {
   constructor(...args: ConstructorParameters<typeof SqlStore>) {
@@ -148,43 +154,38 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
 
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
     return this.guard(async () => {
-      let failure: { error: unknown } | undefined;
-      let result: T;
-      const restoreCache = await this.enlargePageCache();
-      try {
-        result = await this.db.transaction().execute(async (trx) => {
+      // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
+      // COMMIT itself fails (a full disk shows there once the page cache holds the
+      // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
+      // with "no transaction is active", and that would be the error reported.
+      const result = await this.withImportCache(() =>
+        this.db.connection().execute(async (conn) => {
+          await sql`begin`.execute(conn);
           try {
-            return await work(new SqlImportWriter(trx, this.caps, (b) => this.boolValue(b)));
+            const writer = new SqlImportWriter(conn, this.caps, (b) => this.boolValue(b));
+            const done = await work(writer);
+            await writer.flushStaged();
+            await sql`commit`.execute(conn);
+            return done;
           } catch (error) {
-            failure = { error };
+            // The first error is the real one; a rollback after SQLite's own can only fail.
+            await sql`rollback`.execute(conn).catch(() => {});
             throw error;
           }
-        });
-      } catch (error) {
-        // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR), so
-        // Kysely's ROLLBACK then fails with "no transaction is active": the first error is the real one.
-        throw failure ? failure.error : error;
-      } finally {
-        await restoreCache();
-      }
+        }),
+      );
       await this.refreshStatistics();
       return result;
     });
   }
 
   /**
-   * A large SQLite page cache while an import runs: its rows go into indexes of random
-   * keys, and with the default 2 MB cache a large import reads nearly every page it
-   * changes again. Put back afterwards, so a long-running process keeps its own budget.
+   * A larger SQLite page cache while an import runs: with the default 2 MB, a large import
+   * reads again nearly every index page it looks up or changes. Put back afterwards, so a
+   * long-running process keeps its own budget.
    */
-  private async enlargePageCache(): Promise<() => Promise<void>> {
-    if (this.caps.dialect !== "sqlite") return async () => {};
-    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(this.db);
-    const before = Number(rows[0]?.cache_size ?? -2000);
-    await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(this.db);
-    return async () => {
-      await sql.raw(`pragma cache_size = ${before}`).execute(this.db);
-    };
+  private withImportCache<T>(work: () => Promise<T>): Promise<T> {
+    return this.caps.dialect === "sqlite" ? withPageCache(this.db as unknown as Kysely<never>, IMPORT_CACHE_KIB, work) : work();
   }
 
   /**

@@ -2,11 +2,12 @@
  * Leave-booking rows of a leave import (DECISIONS §7, §11). Per batch: each booking's
  * leave type must agree with every earlier row naming the same type id; its employee
  * must exist, not deleted, in the organisation; a `days` the file left out is computed
- * from the employee's calendar and department. Then, unless an error was recorded, the
- * leave types first seen in the batch are upserted (a changed type bumps its bookings'
- * `updated_at`) and the bookings are written.
+ * from the employee's calendar and department. An employee's facts are read once per
+ * import: a leave import writes no employee, so they hold for all of it. Then, unless an
+ * error was recorded, the leave types first seen in the batch are upserted (a changed
+ * type bumps its bookings' `updated_at`) and the bookings are written.
  */
-import type { LeaveBookingInput } from "../../lib/admin-store.ts";
+import type { EmployeeCalendarFacts, LeaveBookingInput } from "../../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import { createDaysCounter } from "./days-off.ts";
 import { writeRuns, type ImportContext, type Op, type RowApplier } from "./import-context.ts";
@@ -14,14 +15,26 @@ import { writeRuns, type ImportContext, type Op, type RowApplier } from "./impor
 const sameLeaveType = (a: LeaveTypeRecord, b: LeaveTypeRecord) => a.name === b.name && a.category === b.category && a.is_paid === b.is_paid;
 const describeType = (t: LeaveTypeRecord) => `${JSON.stringify(t.name)}, category ${t.category}, ${t.is_paid ? "paid" : "unpaid"}`;
 
+/** Bounds the employees whose facts are kept (`null`: none such), far above any real headcount. */
+const FACTS_LIMIT = 100_000;
+
 export function createLeaveApplier(ctx: ImportContext): RowApplier {
   const { writer, organisationId: org, now } = ctx;
   const countDays = createDaysCounter(writer, org);
   const leaveTypes = new Map<string, { type: LeaveTypeRecord; line: number; written: boolean }>();
+  const facts = new Map<string, EmployeeCalendarFacts | null>();
+
+  async function learnFacts(employeeIds: string[]): Promise<void> {
+    if (facts.size > FACTS_LIMIT) facts.clear();
+    const unknown = [...new Set(employeeIds.filter((id) => !facts.has(id)))];
+    if (unknown.length === 0) return;
+    const found = await writer.employeeFacts(org, unknown);
+    for (const id of unknown) facts.set(id, found.get(id) ?? null);
+  }
+
   return {
     async applyBatch(rows) {
-      const bookings = rows.flatMap((r) => (r.row.type === "booking" ? [{ line: r.line, ...r.row }] : []));
-      const facts = await writer.employeeFacts(org, bookings.map((b) => b.booking.employee_id));
+      await learnFacts(rows.flatMap((r) => (r.row.type === "booking" ? [r.row.booking.employee_id] : [])));
       const ops: Op<LeaveBookingInput>[] = [];
       for (const { line, row } of rows) {
         if (row.type === "delete") ops.push({ delete: row.id });
@@ -38,8 +51,8 @@ export function createLeaveApplier(ctx: ImportContext): RowApplier {
           ctx.fail(line, "employee_id", `no employee with ${which} in this organisation (or it is deleted): import employees first`);
           continue;
         }
-        const days = booking.days ?? (await countDays(booking, employee));
-        ops.push({ upsert: { ...booking, days } });
+        const counted = booking.days ?? countDays(booking, employee);
+        ops.push({ upsert: { ...booking, days: typeof counted === "number" ? counted : await counted } });
       }
       if (ctx.failed()) return;
       const newTypes = [...leaveTypes.values()].filter((t) => !t.written);

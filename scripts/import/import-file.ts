@@ -8,10 +8,13 @@
  * error so that all are found); when there is any, the transaction is rolled back and
  * nothing is written. A file that cannot be read as a whole gives one `FILE: problem`.
  * Memory stays flat for JSONL, CSV and JSON arrays alike; what is held for the whole file
- * is small: the leave types seen, public-holiday rows, and the error lines.
+ * is small or bounded: the leave types seen, public-holiday rows, the error lines, and
+ * per employee the derived id and calendar facts. (The SQLite store also keeps a 16-byte
+ * fingerprint per new booking it holds back for one sorted insert, a million at most:
+ * adapters/sql/staged-inserts.ts.)
  */
 import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
-import { normaliseImportRecord, type ImportKind } from "../../lib/import-records.ts";
+import { createRecordNormaliser, type ImportKind } from "../../lib/import-records.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow } from "./import-context.ts";
 import { createProgressLine } from "./progress.ts";
@@ -60,6 +63,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
     await store.runImport(async (writer) => {
       const ctx: ImportContext = { writer, organisationId, now, counts, fail, failed: () => failures.length > 0 };
       const applier = createApplier(kind, ctx);
+      const normalise = createRecordNormaliser(kind, { organisationId, text: options.format === "csv" });
       let batch: PendingRow[] = [];
       try {
         for await (const { line, record } of options.records) {
@@ -69,7 +73,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
             fail(line, "row", record.problem);
             continue;
           }
-          const result = normaliseImportRecord(kind, record, { organisationId, text: options.format === "csv" });
+          const result = normalise(record);
           if (!result.ok) {
             for (const p of result.problems) fail(line, p.field, p.problem);
             continue;
