@@ -340,12 +340,21 @@ export class SqlStore implements Store {
    * pays for this on every call).
    */
   private async takeRateSlotAlone(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
-    const values = { key, now, since: now - windowMs, limit };
-    await this.primaryShapes.rows(
-      "sweepRateEvents",
-      () => this.db.deleteFrom("rate_events").where("key", "=", param("key")).where("at", "<=", param<number>("since")),
+    const values = { key, now, since: now - windowMs, limit, one: 1 };
+    // A delete that finds nothing still takes the write lock and commits; most calls have
+    // nothing old to sweep, so a read asks first.
+    const [stale] = await this.primaryShapes.rows(
+      "staleRateEvent",
+      () => this.db.selectFrom("rate_events").select("at").where("key", "=", param("key")).where("at", "<=", param<number>("since")).limit(param<number>("one")),
       values,
     );
+    if (stale) {
+      await this.primaryShapes.rows(
+        "sweepRateEvents",
+        () => this.db.deleteFrom("rate_events").where("key", "=", param("key")).where("at", "<=", param<number>("since")),
+        values,
+      );
+    }
     const inserted = await this.primaryShapes.rawRows<{ at: number }>(
       "takeRateSlot",
       () => sql`
