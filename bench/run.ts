@@ -1,5 +1,5 @@
 /**
- * The benchmark of issue 7: `npm run bench` (about 8 minutes on a 2-core machine) writes
+ * The benchmark of issue 7: `npm run bench` (6 to 10 minutes on a 2-core machine) writes
  * bench/RESULTS.md; `npm run bench -- --quick` (under a minute, small data) runs every
  * step so that the benchmark itself never rots, prints its report, and writes nothing
  * into the tree. Either exits 1 if any request got an unexpected answer.
