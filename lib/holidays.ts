@@ -1,23 +1,24 @@
 /**
- * Holiday rules (DECISIONS §8): which calendars an organisation observes, which public
+ * Holiday rules (README, "Holidays"): which calendars an organisation observes, which public
  * holidays apply (an imported set replaces the shipped one for its calendar and year,
  * for that organisation only), and how public and company entries are merged and ordered.
  */
 import { closureHolidayEntry, publicHolidayEntry, type ClosureDayRecord, type HolidayEntry } from "./records.ts";
-import { shippedPublicHolidays, type PublicHoliday } from "./public-holidays.ts";
+import { shippedPublicHolidays, type PublicHoliday, type PublicHolidaySource } from "./public-holidays.ts";
 import type { ImportedPublicHoliday, Store } from "./store.ts";
 import { yearOf } from "./dates.ts";
 
 /**
  * Public holidays of one calendar for the years fromYear..toYear: for each year, the
- * organisation's imported set when it has one, else the shipped set.
+ * organisation's imported set when it has one, else the shipped set from `shipped`.
  */
-export function effectivePublicHolidays(
+export async function effectivePublicHolidays(
   calendar: string,
   fromYear: number,
   toYear: number,
   imported: readonly ImportedPublicHoliday[],
-): PublicHoliday[] {
+  shipped: PublicHolidaySource = shippedPublicHolidays,
+): Promise<PublicHoliday[]> {
   const importedByYear = new Map<number, PublicHoliday[]>();
   for (const h of imported) {
     if (h.calendar !== calendar) continue;
@@ -28,7 +29,7 @@ export function effectivePublicHolidays(
   }
   const out: PublicHoliday[] = [];
   for (let year = fromYear; year <= toYear; year++) {
-    out.push(...(importedByYear.get(year) ?? shippedPublicHolidays(calendar, year)));
+    out.push(...(importedByYear.get(year) ?? (await shipped(calendar, year))));
   }
   return out;
 }
@@ -57,8 +58,16 @@ export interface HolidayQuery {
 
 type HolidayReads = Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays">;
 
-/** The holiday entries an organisation's client sees for a query, in order. */
-export async function listHolidays(store: HolidayReads, organisationId: string, q: HolidayQuery): Promise<HolidayEntry[]> {
+/**
+ * The holiday entries an organisation's client sees for a query, in order. `shipped`
+ * gives the dataset's public holidays; a server passes one that computes off its event loop.
+ */
+export async function listHolidays(
+  store: HolidayReads,
+  organisationId: string,
+  q: HolidayQuery,
+  shipped: PublicHolidaySource = shippedPublicHolidays,
+): Promise<HolidayEntry[]> {
   const entries: HolidayEntry[] = [];
   const wantPublic = q.type !== "company";
   // `calendar` asks for public holidays only, whether or not anyone observes it.
@@ -68,7 +77,7 @@ export async function listHolidays(store: HolidayReads, organisationId: string, 
     const [fromYear, toYear] = [yearOf(q.from), yearOf(q.to)];
     const imported = await store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear);
     for (const calendar of calendars) {
-      for (const h of effectivePublicHolidays(calendar, fromYear, toYear, imported)) {
+      for (const h of await effectivePublicHolidays(calendar, fromYear, toYear, imported, shipped)) {
         if (h.date >= q.from && h.date <= q.to) entries.push(publicHolidayEntry(calendar, h.date, h.name));
       }
     }

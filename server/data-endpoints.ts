@@ -6,6 +6,7 @@ import { invalidParam, notFound } from "../lib/errors.ts";
 import { decodeCursor, encodeCursor, type CursorBinding } from "../lib/cursor-codec.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import { listHolidays } from "../lib/holidays.ts";
+import type { PublicHolidaySource } from "../lib/public-holidays.ts";
 import {
   parseEmployeeId,
   parseEmployeesQuery,
@@ -20,6 +21,7 @@ export interface DataContext {
   store: Store;
   grant: AccessTokenGrant;
   url: URL;
+  publicHolidays: PublicHolidaySource;
 }
 
 function badCursor(): never {
@@ -116,8 +118,8 @@ export async function listLeaveEndpoint({ store, grant, url }: DataContext): Pro
   );
 }
 
-export async function listHolidaysEndpoint({ store, grant, url }: DataContext): Promise<Response> {
+export async function listHolidaysEndpoint({ store, grant, url, publicHolidays }: DataContext): Promise<Response> {
   const q = parseHolidaysQuery(url);
-  const data = await listHolidays(store, grant.organisation_id, q);
+  const data = await listHolidays(store, grant.organisation_id, q, publicHolidays);
   return json(200, { data });
 }

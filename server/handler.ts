@@ -19,6 +19,7 @@ import {
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
 import { loggablePath, urlCarriesCredentials } from "../lib/url-credentials.ts";
 import type { Scope } from "../lib/scopes.ts";
+import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-holidays.ts";
 import type { Store } from "../lib/store.ts";
 import { authenticate } from "./bearer.ts";
 import {
@@ -67,6 +68,13 @@ export interface HandlerOptions {
   /** Receives one entry per request; never given secrets, tokens or query strings. */
   log?: (entry: RequestLogEntry) => void;
   tokenLimits?: Partial<TokenLimits>;
+  /**
+   * Where the dataset's public holidays come from. By default they are computed in this
+   * thread and remembered: the first request for a lunar-calendar year (CN, TW, HK, VN,
+   * KR) then holds the event loop for up to ~200 ms. `leaveapi serve` passes
+   * createHolidayWorker's source, which computes them in a worker thread.
+   */
+  publicHolidays?: PublicHolidaySource;
 }
 
 /** What a host passes beside the request. */
@@ -97,6 +105,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
   const basePath = validBasePath(options.basePath);
+  const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
 
   const only = (methods: readonly string[], req: Routed) => {
@@ -109,7 +118,7 @@ export function createHandler(options: HandlerOptions): Handler {
     const grant = await authenticate(req, store, scope, state.now);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
-    return endpoint({ store, grant, url: state.url }, req);
+    return endpoint({ store, grant, url: state.url, publicHolidays }, req);
   };
 
   const router = IttyRouter<Routed, [RequestState]>({ base: basePath });

@@ -178,3 +178,29 @@ describe("imported public holidays", () => {
     ]);
   });
 });
+
+describe("the years the shipped dataset covers (1900-2199)", () => {
+  test("the year-1 request that once never answered gets only imported and closure entries", async () => {
+    const ctx = await freshWorld();
+    await seed(ctx.world, ctx.organisationId, {
+      employees: [employee({ holiday_calendar: "CN", start_date: null })],
+      closures: [closure({ date: "0001-06-01", name: "Founding" })],
+      publicHolidays: [{ calendar: "KR", year: 1, rows: [{ date: "0001-03-01", name: "Imported" }] }],
+    });
+    for (const calendar of ["CN", "KR", "VN", "TW"]) {
+      const data = await holidays(ctx.get, `/v1/holidays?from=0001-01-01&to=0001-12-31&calendar=${calendar}`);
+      expect(brief(data)).toEqual(calendar === "KR" ? ["0001-03-01 public KR Imported"] : []);
+    }
+    expect(brief(await holidays(ctx.get, "/v1/holidays?from=0001-01-01&to=0001-12-31"))).toEqual(["0001-06-01 company - Founding"]);
+  });
+
+  test("a range across 1899/1900 and 2199/2200 gets shipped entries for the covered years only", async () => {
+    const ctx = await freshWorld();
+    const early = await holidays(ctx.get, "/v1/holidays?from=1899-12-01&to=1900-01-31&calendar=GB-ENG");
+    expect(early.length).toBeGreaterThan(0);
+    expect(early.every((e) => e.date >= "1900-01-01")).toBe(true);
+    const late = await holidays(ctx.get, "/v1/holidays?from=2199-12-01&to=2200-01-31&calendar=GB-ENG");
+    expect(late.map((e) => e.date)).toContain("2199-12-25");
+    expect(late.every((e) => e.date <= "2199-12-31")).toBe(true);
+  });
+});

@@ -25,7 +25,7 @@ export function createDaysCounter(writer: ImportWriter, organisationId: string) 
     let dates = publicDates.get(key);
     if (!dates) {
       const imported = await writer.listImportedPublicHolidays(organisationId, [calendar], year, year);
-      dates = effectivePublicHolidays(calendar, year, year, imported).map((h) => h.date);
+      dates = (await effectivePublicHolidays(calendar, year, year, imported)).map((h) => h.date);
       publicDates.set(key, dates);
     }
     return dates;

@@ -1,0 +1,31 @@
+/**
+ * The worker thread behind createHolidayWorker (holiday-worker.ts): computes one
+ * calendar-year of shipped public holidays per message, so that the dataset's
+ * astronomical calendars spend their CPU here and not on the server's event loop.
+ */
+import { parentPort } from "node:worker_threads";
+import { computePublicHolidays } from "../lib/public-holidays.ts";
+
+export interface HolidayQuestion {
+  id: number;
+  calendar: string;
+  year: number;
+}
+
+export type HolidayAnswer =
+  | { id: number; holidays: ReturnType<typeof computePublicHolidays> }
+  | { id: number; error: string }
+  | { ready: true };
+
+parentPort?.on("message", ({ id, calendar, year }: HolidayQuestion) => {
+  let answer: HolidayAnswer;
+  try {
+    answer = { id, holidays: computePublicHolidays(calendar, year) };
+  } catch (error) {
+    answer = { id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+  parentPort!.postMessage(answer);
+});
+
+// Loading the dataset takes a moment; the parent's stuck-thread timer starts only after this.
+parentPort?.postMessage({ ready: true } satisfies HolidayAnswer);

@@ -1,0 +1,50 @@
+/**
+ * createHolidayWorker: public holidays computed in a worker thread give the same answer
+ * as in this thread, the event loop stays free while a lunar calendar is worked out, and
+ * a thread that stops answering is ended and replaced.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createHolidayWorker, type HolidayWorker } from "../adapters/holiday-worker.ts";
+import { computePublicHolidays } from "../lib/public-holidays.ts";
+
+let worker: HolidayWorker | undefined;
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+});
+
+describe("createHolidayWorker", () => {
+  test("answers as the in-thread computation does", async () => {
+    worker = createHolidayWorker();
+    for (const [calendar, year] of [["TW", 2026], ["DE-BY", 2027], ["GB-ENG", 1900], ["ZZ", 2026]] as const) {
+      expect(await worker.source(calendar, year)).toEqual(computePublicHolidays(calendar, year));
+    }
+  });
+
+  test("keeps the event loop turning while the thread computes lunar calendars", async () => {
+    worker = createHolidayWorker();
+    // Four first-time lunar calendar-years: ~0.5 s of CPU in the thread. Count how many
+    // times a zero-delay timer fires meanwhile: an event loop blocked by the computation
+    // would fire it about once per await.
+    let turns = 0;
+    let computing = true;
+    const tick = () => {
+      turns++;
+      if (computing) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    await Promise.all([worker.source("TW", 2031), worker.source("HK", 2031), worker.source("VN", 2031), worker.source("CN", 2031)]);
+    computing = false;
+    expect(turns).toBeGreaterThan(20);
+  });
+
+  test("ends a thread that answers nothing, fails what waited, and starts afresh", async () => {
+    worker = createHolidayWorker({ timeoutMs: 300, threadUrl: new URL("./fixtures/stuck-holiday-thread.ts", import.meta.url) });
+    const [stuck, queued] = await Promise.allSettled([worker.source("ZZ", 2026), worker.source("DE", 2026)]);
+    for (const outcome of [stuck, queued]) {
+      expect(outcome.status).toBe("rejected");
+      expect(String((outcome as PromiseRejectedResult).reason)).toContain("answered nothing for 300 ms");
+    }
+    expect(await worker.source("DE", 2026)).toEqual(computePublicHolidays("DE", 2026));
+  });
+});
