@@ -16,11 +16,21 @@ import type { HolidayAnswer, HolidayQuestion } from "./holiday-thread.ts";
 
 export const HOLIDAY_TIMEOUT_MS = 5000;
 
+/**
+ * Where the thread's code is. In a binary from `bun build --compile` every module is
+ * under /$bunfs/root/ by its path from the project root (scripts/build.ts lists the
+ * thread as an entry point of its own), not beside the bundle this code ended up in.
+ */
+function defaultThreadUrl(): URL | string {
+  const beside = new URL("./holiday-thread.ts", import.meta.url);
+  return beside.pathname.startsWith("/$bunfs/") ? "/$bunfs/root/adapters/holiday-thread.ts" : beside;
+}
+
 export interface HolidayWorkerOptions {
   /** How long the thread may go without answering while questions wait; HOLIDAY_TIMEOUT_MS by default. */
   timeoutMs?: number;
   /** Where the thread's code is; the default is holiday-thread.ts beside this file. */
-  threadUrl?: URL;
+  threadUrl?: URL | string;
 }
 
 export interface HolidayWorker {
@@ -37,7 +47,7 @@ interface Waiting {
 
 export function createHolidayWorker(options: HolidayWorkerOptions = {}): HolidayWorker {
   const timeoutMs = options.timeoutMs ?? HOLIDAY_TIMEOUT_MS;
-  const threadUrl = options.threadUrl ?? new URL("./holiday-thread.ts", import.meta.url);
+  const threadUrl = options.threadUrl ?? defaultThreadUrl();
   let thread: Worker | undefined;
   let threadReady = false;
   let nextId = 1;

@@ -21,6 +21,7 @@ import { buildLibrary } from "./build-library.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const ENTRY = join(ROOT, "scripts/cli.ts");
+const HOLIDAY_THREAD = join(ROOT, "adapters/holiday-thread.ts");
 const DEFAULT_OUTFILE = join(ROOT, "dist/leaveapi");
 
 export interface BuildOptions {
@@ -49,6 +50,8 @@ function bunBuildArgs(options: BuildOptions): string[] {
     // pg loads its optional libpq binding only when asked for `pg.native`, which we never do.
     "--external=pg-native",
     ENTRY,
+    // A worker thread's code is an entry point of its own in a compiled binary.
+    HOLIDAY_THREAD,
     "--outfile",
     options.outfile,
   ];

@@ -50,11 +50,18 @@ export interface RunningServer {
   /** Everything the server wrote to stdout and stderr so far. */
   output: () => string;
   stop: (signal?: NodeJS.Signals) => Promise<number>;
+  /** Sends a signal and returns at once. */
+  kill: (signal: NodeJS.Signals) => void;
+  /** How the process ended: its exit code, or the signal that ended it. */
+  ended: Promise<{ code: number | null; signal: string | null }>;
 }
 
 /** Starts `leaveapi serve --port 0` (then `serveArgs`) and resolves once it says where it listens. */
-export async function startServer(args: string[], options: { env?: Record<string, string>; serveArgs?: string[] } = {}): Promise<RunningServer> {
-  const proc = Bun.spawn([...CLI, ...args, "serve", "--port", "0", ...(options.serveArgs ?? [])], {
+export async function startServer(
+  args: string[],
+  options: { env?: Record<string, string>; serveArgs?: string[]; command?: string[] } = {},
+): Promise<RunningServer> {
+  const proc = Bun.spawn([...(options.command ?? CLI), ...args, "serve", "--port", "0", ...(options.serveArgs ?? [])], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",
@@ -81,6 +88,11 @@ export async function startServer(args: string[], options: { env?: Record<string
   return {
     baseUrl,
     output: () => text,
+    kill: (signal) => proc.kill(signal),
+    ended: proc.exited.then(async () => {
+      await done;
+      return { code: proc.exitCode, signal: proc.signalCode === null ? null : String(proc.signalCode) };
+    }),
     stop: async (signal = "SIGTERM") => {
       proc.kill(signal);
       const code = await proc.exited;

@@ -18,7 +18,7 @@ describe("settings", () => {
       port: 8080,
       hostname: "127.0.0.1",
       demo: false,
-      issuer: undefined,
+      publicUrl: undefined,
       logLevel: "info",
       logFormat: "auto",
       metrics: { kind: "on" },
@@ -27,6 +27,7 @@ describe("settings", () => {
       tls: undefined,
       trustProxy: false,
       workers: 1,
+      watchdogMs: 10_000,
     });
   });
 
@@ -37,7 +38,18 @@ describe("settings", () => {
     const fromFlags = resolveServeSettings({ port: "9100", "log-level": "debug", metrics: "0.0.0.0:9464", workers: "3" }, env);
     expect(fromFlags).toMatchObject({ port: 9100, logLevel: "debug", metrics: { kind: "separate", hostname: "0.0.0.0", port: 9464 }, workers: 3 });
     expect(resolveServeSettings({ metrics: "[::1]:9464" }, {}).metrics).toEqual({ kind: "separate", hostname: "::1", port: 9464 });
-    expect(resolveServeSettings({ issuer: "https://api.example.com/" }, {}).issuer).toBe("https://api.example.com");
+    expect(resolveServeSettings({ "public-url": "https://api.example.com/" }, {}).publicUrl).toBe("https://api.example.com");
+    expect(resolveServeSettings({}, { LEAVEAPI_PUBLIC_URL: "https://api.example.com/hr" }).publicUrl).toBe("https://api.example.com/hr");
+    expect(resolveServeSettings({ watchdog: "0" }, { LEAVEAPI_WATCHDOG: "30" }).watchdogMs).toBe(0);
+    expect(resolveServeSettings({}, { LEAVEAPI_WATCHDOG: "30" }).watchdogMs).toBe(30_000);
+  });
+
+  test("--issuer, the older name of --public-url, is still accepted, and the two must agree", () => {
+    expect(resolveServeSettings({ issuer: "https://api.example.com/" }, {}).publicUrl).toBe("https://api.example.com");
+    expect(resolveServeSettings({ "public-url": "https://a.example.com" }, { LEAVEAPI_ISSUER: "https://a.example.com/" }).publicUrl).toBe("https://a.example.com");
+    expect(() => resolveServeSettings({ "public-url": "https://a.example.com" }, { LEAVEAPI_ISSUER: "https://b.example.com" })).toThrow(
+      "--public-url and LEAVEAPI_ISSUER (its older name) disagree",
+    );
   });
 
   test.each([
@@ -53,6 +65,11 @@ describe("settings", () => {
     ["LEAVEAPI_TRUST_PROXY", {}, { LEAVEAPI_TRUST_PROXY: "maybe" }],
     ["--tls-cert", { "tls-key": "key.pem" }, {}],
     ["LEAVEAPI_ISSUER", {}, { LEAVEAPI_ISSUER: "api.example.com" }],
+    ["LEAVEAPI_PUBLIC_URL", {}, { LEAVEAPI_PUBLIC_URL: "ftp://api.example.com" }],
+    ["--public-url", { "public-url": "https://api.example.com/?x=1" }, {}],
+    ["--public-url", { "public-url": "https://user@api.example.com" }, {}],
+    ["--watchdog", { watchdog: "1" }, {}],
+    ["LEAVEAPI_WATCHDOG", {}, { LEAVEAPI_WATCHDOG: "soon" }],
   ] as [string, Record<string, string>, Record<string, string>][])("a bad %s is a UsageError naming it", (name, values, env) => {
     expect(() => resolveServeSettings(values, env)).toThrow(UsageError);
     expect(() => resolveServeSettings(values, env)).toThrow(name);

@@ -11,11 +11,13 @@ import { locateStore, openMigratedStore } from "../open-store.ts";
 import { prepareDemo } from "../serve/demo.ts";
 import { createApiFetch, createMetricsFetch, type BunFetch } from "../serve/front.ts";
 import { baseUrlOf, listen } from "../serve/listen.ts";
-import { createLogger, type Logger } from "../serve/logger.ts";
+import { createLogger, writesText, type Logger } from "../serve/logger.ts";
 import { createMetrics, type Metrics } from "../serve/metrics.ts";
 import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
 import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from "../serve/settings.ts";
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
+import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
+import { createHolidayWorker, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
 const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
@@ -38,6 +40,8 @@ interface Running {
   pool: WorkerPool | undefined;
   logger: Logger;
   store: SqlAdminStore;
+  holidays: HolidayWorker;
+  watchdog: Watchdog | undefined;
 }
 
 /**
@@ -57,6 +61,8 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
   const drained = await drainServers(servers, settings.shutdownTimeoutMs);
   if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
   const workersClean = (await workersDone) ?? true;
+  await running.watchdog?.stop();
+  await running.holidays.close();
   await store.close();
   logger.event("debug", "stopped", "stopped");
   if (cause.workerCode !== undefined) throw new CommandError(`a worker process exited unexpectedly (code ${cause.workerCode}); all stopped`);
@@ -101,6 +107,8 @@ async function startAsParent(ctx: CommandContext, settings: ServeSettings, runni
 async function abandon(settings: ServeSettings, running: Running): Promise<void> {
   await running.pool?.stop("SIGTERM", settings.shutdownTimeoutMs);
   await Promise.all(running.servers.map((server) => server.stop(true)));
+  await running.watchdog?.stop();
+  await running.holidays.close();
   await running.store.close();
 }
 
@@ -124,8 +132,11 @@ export const serveCommand: Command = {
       metrics.observe(entry);
     };
     const store = await openMigratedStore(ctx.global, ctx.io.env);
-    const handler = createHandler({ store, log, issuer: settings.issuer });
-    const running: Running = { stopSignal, servers: [], pool: undefined, logger, store };
+    // Public holidays are worked out in a thread of their own: a lunar calendar-year takes
+    // up to ~200 ms of CPU, which must not stall every other request.
+    const holidays = createHolidayWorker();
+    const handler = createHandler({ store, log, issuer: settings.publicUrl, publicHolidays: holidays.source });
+    const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
     try {
       openListeners(settings, role, running, {
@@ -134,6 +145,10 @@ export const serveCommand: Command = {
       });
       if (role) joinParent(role, metrics, logger);
       else await startAsParent(ctx, settings, running, metrics);
+      // Started once serving: seeding the demo may legitimately keep the loop busy for a while.
+      if (settings.watchdogMs > 0) {
+        running.watchdog = startWatchdog({ stallMs: settings.watchdogMs, format: writesText(settings.logFormat, Boolean(process.stdout.isTTY)) ? "text" : "json" });
+      }
     } catch (error) {
       await abandon(settings, running);
       throw error;

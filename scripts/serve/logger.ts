@@ -63,8 +63,13 @@ function eventText(entry: EventLogEntry): string {
   return `${entry.time} ${entry.level.toUpperCase().padEnd(5)} ${entry.message}${details}`;
 }
 
+/** Whether the log is written as text lines: `auto` means text on a terminal, JSON elsewhere. */
+export function writesText(format: LogFormat, isTty: boolean): boolean {
+  return format === "text" || (format === "auto" && isTty);
+}
+
 export function createLogger(options: LoggerOptions): Logger {
-  const text = options.format === "text" || (options.format === "auto" && options.isTty);
+  const text = writesText(options.format, options.isTty);
   return {
     request(entry) {
       if (!enabled(options.level, entry.level)) return;

@@ -16,7 +16,8 @@ export interface ServeSettings {
   port: number;
   hostname: string;
   demo: boolean;
-  issuer: string | undefined;
+  /** The public base URL the metadata and OpenAPI documents print (`--public-url`); else the request's origin. */
+  publicUrl: string | undefined;
   logLevel: LogLevel;
   logFormat: LogFormat;
   metrics: MetricsMode;
@@ -26,6 +27,8 @@ export interface ServeSettings {
   tls: { certFile: string; keyFile: string } | undefined;
   trustProxy: boolean;
   workers: number;
+  /** Milliseconds the event loop may stand still before the watchdog ends the process; 0: no watchdog. */
+  watchdogMs: number;
 }
 
 interface Setting {
@@ -41,7 +44,8 @@ export const SERVE_SETTINGS = {
   port: { flag: "port", env: "PORT", metavar: "N", fallback: "8080", help: "port to listen on (0: any free port)" },
   host: { flag: "host", env: "HOST", metavar: "ADDR", fallback: "127.0.0.1", help: "address to bind; 0.0.0.0 for every interface" },
   demo: { flag: "demo", env: "LEAVEAPI_DEMO", fallback: "off", help: "seed a demo organisation into an empty store and print credentials" },
-  issuer: { flag: "issuer", env: "LEAVEAPI_ISSUER", metavar: "URL", fallback: "", help: "public base URL in the metadata (default: the request's origin)" },
+  "public-url": { flag: "public-url", env: "LEAVEAPI_PUBLIC_URL", metavar: "URL", fallback: "", help: "public base URL the metadata and OpenAPI print (default: the request's origin)" },
+  issuer: { flag: "issuer", env: "LEAVEAPI_ISSUER", metavar: "URL", fallback: "", help: "older name of --public-url, still accepted" },
   "log-level": { flag: "log-level", env: "LOG_LEVEL", metavar: "LEVEL", fallback: "info", help: "debug|info|warn|error; requests log at info, 5xx at error" },
   "log-format": { flag: "log-format", env: "LOG_FORMAT", metavar: "FORMAT", fallback: "auto", help: "json|text|auto (auto: text on a terminal, else JSON lines)" },
   metrics: { flag: "metrics", env: "LEAVEAPI_METRICS", metavar: "MODE", fallback: "on", help: "on (GET /metrics on the API port) | off | HOST:PORT (only there)" },
@@ -51,6 +55,7 @@ export const SERVE_SETTINGS = {
   "tls-key": { flag: "tls-key", env: "LEAVEAPI_TLS_KEY", metavar: "FILE", fallback: "", help: "PEM private key for --tls-cert" },
   "trust-proxy": { flag: "trust-proxy", env: "LEAVEAPI_TRUST_PROXY", fallback: "off", help: "take the client address from the last X-Forwarded-For entry" },
   workers: { flag: "workers", env: "LEAVEAPI_WORKERS", metavar: "N|auto", fallback: "1", help: "processes sharing the port (auto: one per CPU)" },
+  watchdog: { flag: "watchdog", env: "LEAVEAPI_WATCHDOG", metavar: "SECONDS", fallback: "10", help: "end the process when its event loop is stuck this long (0: off)" },
 } satisfies Record<string, Setting>;
 
 type Name = keyof typeof SERVE_SETTINGS;
@@ -131,10 +136,30 @@ function parseWorkers({ text, source }: { text: string; source: string }): numbe
   return Number(text);
 }
 
-function parseIssuer({ text, source }: { text: string; source: string }): string | undefined {
+function parsePublicUrl({ text, source }: { text: string; source: string }): string | undefined {
   if (text === "") return undefined;
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) throw bad(source, "an http(s) URL", text);
+  const url = new URL(text);
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw bad(source, "an http(s) URL without query, fragment or user name", text);
+  }
   return text.replace(/\/+$/, "");
+}
+
+/** `--public-url`, or its older name `--issuer`; both at once must agree. */
+function resolvePublicUrl(get: (name: Name) => { text: string; source: string }): string | undefined {
+  const publicUrl = parsePublicUrl(get("public-url"));
+  const issuer = parsePublicUrl(get("issuer"));
+  if (publicUrl !== undefined && issuer !== undefined && publicUrl !== issuer) {
+    throw new UsageError(`${get("public-url").source} and ${get("issuer").source} (its older name) disagree; give only ${get("public-url").source}`);
+  }
+  return publicUrl ?? issuer;
+}
+
+/** Whole seconds; 0 turns the watchdog off. Below 2 a long garbage collection could end a healthy process. */
+function parseWatchdog({ text, source }: { text: string; source: string }): number {
+  if (!/^\d{1,4}$/.test(text) || (Number(text) !== 0 && Number(text) < 2)) throw bad(source, "0 (off) or a whole number of seconds from 2", text);
+  return Number(text) * 1000;
 }
 
 function parseTls(values: Values, env: Env): ServeSettings["tls"] {
@@ -152,7 +177,7 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     port: parsePort(get("port").text, get("port").source),
     hostname: get("host").text,
     demo: parseBoolean(get("demo")),
-    issuer: parseIssuer(get("issuer")),
+    publicUrl: resolvePublicUrl(get),
     logLevel: parseChoice(get("log-level"), LOG_LEVELS),
     logFormat: parseChoice(get("log-format"), ["json", "text", "auto"] as const),
     metrics: parseMetrics(get("metrics")),
@@ -161,5 +186,6 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     tls: parseTls(values, env),
     trustProxy: parseBoolean(get("trust-proxy")),
     workers: parseWorkers(get("workers")),
+    watchdogMs: parseWatchdog(get("watchdog")),
   };
 }
