@@ -33,9 +33,16 @@ import type {
 export interface MemoryStore extends Store {
   /**
    * Adds the records of `data` (the shape `runStoreContract` uses), replacing any with the
-   * same key. Deleted records are kept as deleted, and never come back from a read.
+   * same key. Deleted records are kept as deleted, and never come back from a read. An
+   * organisation loaded with API access off has been switched off (`setApiEnabled`), so
+   * its tokens are dropped, and tokens are kept as `saveToken` would keep them.
    */
   load(data: ContractFixture): void;
+  /**
+   * Switches an organisation's API access, as `AdminStore.setApiEnabled` does: switching
+   * it off drops its tokens for good. `false` when the organisation is unknown.
+   */
+  setApiEnabled(organisationId: string, enabled: boolean): Promise<boolean>;
 }
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -80,6 +87,21 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
 
   const toEmployee = ({ organisation_id: _o, deleted: _d, ...record }: FixtureEmployee): EmployeeRecord => record;
 
+  /**
+   * Access off revokes the organisation's tokens for good, so they are dropped rather
+   * than refused while off: switching it on again must not revive them.
+   */
+  const switchApi = (org: Organisation, enabled: boolean) => {
+    org.api_enabled = enabled;
+    if (enabled) return;
+    for (const [digest, grant] of tokens) if (grant.organisation_id === org.id) tokens.delete(digest);
+  };
+
+  /** Keeps a token only while its organisation's API access is on (see `switchApi`). */
+  const keepToken = (digest: string, grant: AccessTokenGrant) => {
+    if (organisation(grant.organisation_id)?.api_enabled) tokens.set(digest, structuredClone(grant));
+  };
+
   /** Rate events of `key` inside the window (now − windowMs, now], oldest first. */
   const eventsInWindow = (key: string, now: number, windowMs: number) =>
     (rateEvents.get(key) ?? []).filter((at) => at > now - windowMs).sort((a, b) => a - b);
@@ -103,7 +125,15 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
       bookings = upsert(bookings, fixture.bookings, (b) => `${b.organisation_id}/${b.id}`);
       closureDays = upsert(closureDays, fixture.closureDays, (c) => `${c.organisation_id}/${c.id}`);
       publicHolidays = upsert(publicHolidays, fixture.publicHolidays, (h) => `${h.organisation_id}/${h.calendar}/${h.date}`);
-      for (const { digest, grant } of fixture.tokens) tokens.set(digest, structuredClone(grant));
+      for (const org of fixture.organisations) switchApi(organisation(org.id)!, org.api_enabled);
+      for (const { digest, grant } of fixture.tokens) keepToken(digest, grant);
+    },
+
+    async setApiEnabled(organisationId, enabled) {
+      open();
+      const org = organisation(organisationId);
+      if (org) switchApi(org, enabled);
+      return org !== undefined;
     },
 
     async installationKey() {
@@ -122,7 +152,7 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
 
     async saveToken(digest, grant) {
       open();
-      tokens.set(digest, structuredClone(grant));
+      keepToken(digest, grant);
     },
 
     async findToken(digest) {

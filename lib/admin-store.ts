@@ -72,7 +72,11 @@ export interface AdminStore {
   createOrganisation(org: Organisation): Promise<void>;
   listOrganisations(): Promise<Organisation[]>;
   findOrganisation(id: string): Promise<Organisation | null>;
-  /** Switches API access; `false` when the organisation does not exist. */
+  /**
+   * Switches API access; `false` when the organisation does not exist. Switching it off
+   * deletes the organisation's tokens in the same transaction, so they stop working for
+   * good: switching it on again brings none back, and clients ask for new ones.
+   */
   setApiEnabled(id: string, enabled: boolean): Promise<boolean>;
   createClient(client: NewClient): Promise<void>;
   listClients(organisationId: string): Promise<ApiClient[]>;

@@ -81,13 +81,24 @@ export interface Store {
   /** A client by id, revoked or not, with its organisation's API switch; `null` when unknown. */
   findClient(clientId: string): Promise<ClientCredentials | null>;
 
-  /** Stores a newly issued token by its digest. */
+  /**
+   * Stores a newly issued token by its digest, in one atomic step with a check that its
+   * organisation's API access is on; when it is off by then, stores nothing. Switching
+   * access off deletes the organisation's tokens for good (README, "The command line"):
+   * a token whose request raced the switch must not outlive it and come back when
+   * access is switched on again.
+   */
   saveToken(digest: string, grant: AccessTokenGrant): Promise<void>;
 
   /**
    * The grant behind a token digest, or `null` when the token is unknown, its client is
    * revoked or its organisation's API access is off. Expiry is the caller's to check;
    * a store may forget tokens that expired long ago (they answer `null` then).
+   *
+   * Switching an organisation's API access off, however the store's owner does it
+   * (`AdminStore.setApiEnabled`, a host's own admin code), deletes its tokens in the
+   * same transaction: once off, a token answers `null` for good, even after access is
+   * switched on again.
    */
   findToken(digest: string): Promise<AccessTokenGrant | null>;
 

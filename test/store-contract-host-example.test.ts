@@ -29,6 +29,8 @@ runStoreContract(
       const store = createHostStore(db);
       return {
         store,
+        // As the host's own admin code would: a plain update (the schema's trigger revokes the tokens).
+        setApiEnabled: async (id, on) => db.query("update companies set api_access = ? where public_id = ?").run(on ? 1 : 0, id),
         dispose: async () => {
           await store.close();
           db.close();

@@ -9,7 +9,7 @@ runStoreContract(
     name: "memory",
     create: async (fixture) => {
       const store = createMemoryStore(fixture);
-      return { store, dispose: () => store.close() };
+      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
     },
   },
   { describe, test, expect },

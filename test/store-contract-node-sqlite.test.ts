@@ -22,7 +22,7 @@ runStoreContract(
     name: "node:sqlite in memory",
     create: async (fixture) => {
       const store = await filled(":memory:", fixture);
-      return { store, dispose: () => store.close() };
+      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
     },
   },
   { describe, test, expect },
@@ -36,6 +36,7 @@ runStoreContract(
       const store = await filled(join(dir, "store.db"), fixture);
       return {
         store,
+        setApiEnabled: (id, on) => store.setApiEnabled(id, on),
         dispose: async () => {
           await store.close();
           rmSync(dir, { recursive: true, force: true });

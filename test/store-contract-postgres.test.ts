@@ -16,7 +16,7 @@ runStoreContract(
       const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema: freshSchemaName(), poolSize: 4 });
       await store.migrate();
       await writeFixture(store, fixture);
-      return { store, dispose: () => store.close() };
+      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
     },
   },
   { describe, test, expect },

@@ -14,7 +14,7 @@ runStoreContract(
       const store = openSqliteStore({ filename: ":memory:" });
       await store.migrate();
       await writeFixture(store, fixture);
-      return { store, dispose: () => store.close() };
+      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
     },
   },
   { describe, test, expect },
@@ -30,6 +30,7 @@ runStoreContract(
       await writeFixture(store, fixture);
       return {
         store,
+        setApiEnabled: (id, on) => store.setApiEnabled(id, on),
         dispose: async () => {
           await store.close();
           rmSync(dir, { recursive: true, force: true });

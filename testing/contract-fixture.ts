@@ -28,7 +28,9 @@ export interface FixturePublicHoliday {
 /**
  * Everything a store under test holds. Deleted records must be stored as deleted (a store
  * may keep or drop them; they must never come back), and the `updated_at` of live records
- * must be returned as given. Nothing depends on a deleted record's `updated_at`.
+ * must be returned as given. Nothing depends on a deleted record's `updated_at`. Tokens
+ * are kept as `saveToken` keeps them: a store holds none for an organisation whose API
+ * access is off (`tokens.apiOff` is one it must not keep).
  */
 export interface ContractFixture {
   organisations: Organisation[];

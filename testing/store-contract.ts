@@ -33,6 +33,12 @@ export interface StoreUnderTest {
   store: Store;
   /** Closes the store and frees whatever `create` made for it. */
   dispose: () => Promise<void>;
+  /**
+   * Switches an organisation's API access the way its administration does
+   * (`AdminStore.setApiEnabled` for leaveapi's SQL stores, a host's own admin code for a
+   * host's Store), so the contract can check what that does to tokens.
+   */
+  setApiEnabled: (organisationId: string, enabled: boolean) => Promise<unknown>;
 }
 
 export interface StoreContractOptions {
@@ -98,13 +104,13 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
   const { describe, test, expect } = framework;
 
   /** Runs `body` on a fresh store holding the standard fixture, and disposes of it whatever happens. */
-  const withStore = (body: (store: Store, fixture: ContractFixture) => Promise<void>) => async () => {
+  const withStore = (body: (store: Store, fixture: ContractFixture, under: StoreUnderTest) => Promise<void>) => async () => {
     const fixture = standardFixture();
-    const { store, dispose } = await options.create(fixture);
+    const under = await options.create(fixture);
     try {
-      await body(store, fixture);
+      await body(under.store, fixture, under);
     } finally {
-      await dispose();
+      await under.dispose();
     }
   };
 
@@ -172,6 +178,40 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
         await store.saveToken("e".repeat(64), grant);
         expect(await store.findToken("e".repeat(64))).toEqual(grant);
         expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
+      }));
+    });
+
+    describe("switching API access off", () => {
+      const grant = (expires_at = T0 + 3_600_000) => ({
+        organisation_id: I.orgA, client_id: I.clients.live, scopes: ["leave:read" as const], expires_at,
+      });
+
+      test("forgets the organisation's tokens for good: switching it on again brings none back", withStore(async (store, fixture, under) => {
+        await store.saveToken("e".repeat(64), grant());
+        expect(await store.findToken(I.tokens.live)).toEqual(fixture.tokens.find((t) => t.digest === I.tokens.live)!.grant);
+        await under.setApiEnabled(I.orgA, false);
+        await under.setApiEnabled(I.orgA, true);
+        for (const digest of [I.tokens.live, I.tokens.expired, "e".repeat(64)]) expect(await store.findToken(digest)).toBeNull();
+        // New tokens work again.
+        await store.saveToken("f".repeat(64), grant());
+        expect(await store.findToken("f".repeat(64))).toEqual(grant());
+      }));
+
+      test("saveToken keeps nothing while access is off, so a token that raced the switch stays dead", withStore(async (store, _fixture, under) => {
+        await under.setApiEnabled(I.orgA, false);
+        await store.saveToken("e".repeat(64), grant());
+        await store.saveToken("f".repeat(64), { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff });
+        await under.setApiEnabled(I.orgA, true);
+        await under.setApiEnabled(I.orgB, true);
+        for (const digest of ["e".repeat(64), "f".repeat(64), I.tokens.apiOff]) expect(await store.findToken(digest)).toBeNull();
+      }));
+
+      test("leaves other organisations' tokens alone", withStore(async (store, _fixture, under) => {
+        await under.setApiEnabled(I.orgB, true);
+        const orgB = { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff };
+        await store.saveToken("f".repeat(64), orgB);
+        await under.setApiEnabled(I.orgA, false);
+        expect(await store.findToken("f".repeat(64))).toEqual(orgB);
       }));
     });
 

@@ -88,13 +88,20 @@ export class SqlAdminStore extends SqlStore implements AdminStore {
 
   setApiEnabled(id: string, enabled: boolean): Promise<boolean> {
     return this.guard(async () => {
-      const result = await this.db
-        .updateTable("organisations")
-        .set({ api_enabled: this.boolValue(enabled) })
-        .where("id", "=", id)
-        .executeTakeFirst();
+      const found = await this.db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable("organisations")
+          .set({ api_enabled: this.boolValue(enabled) })
+          .where("id", "=", id)
+          .executeTakeFirst();
+        // Off revokes the live tokens for good, so switching on again revives none of them
+        // (README, "The command line"); saveToken never stores one while access is off.
+        if (!enabled) await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
+        return Number(result.numUpdatedRows) > 0;
+      });
+      // After the commit, so that no lookup can bring back what it read before it.
       this.forgetGrants();
-      return Number(result.numUpdatedRows) > 0;
+      return found;
     });
   }
 

@@ -243,17 +243,26 @@ export class SqlStore implements Store {
 
   saveToken(digest: string, grant: AccessTokenGrant): Promise<void> {
     return this.guard(async () => {
-      await this.primaryShapes.rows(
+      // One statement inserts only while API access is on. On Postgres, FOR SHARE makes a
+      // switch-off in flight wait for this insert (its delete then sees the token) or
+      // this insert wait for the switch-off (and then find access off). SQLite runs one
+      // writer at a time. The casts type the selected parameters for Postgres.
+      await this.primaryShapes.rawRows(
         "saveToken",
-        () =>
-          this.db.insertInto("access_tokens").values({
-            digest: param("digest"),
-            client_id: param("clientId"),
-            organisation_id: param("organisationId"),
-            scopes: param("scopes"),
-            expires_at: param<number>("expiresAt"),
-          }),
-        { digest, clientId: grant.client_id, organisationId: grant.organisation_id, scopes: grant.scopes.join(" "), expiresAt: grant.expires_at },
+        () => sql`
+          insert into access_tokens (digest, client_id, organisation_id, scopes, expires_at)
+          select cast(${param("digest")} as text), cast(${param("clientId")} as text), id,
+            cast(${param("scopes")} as text), cast(${param<number>("expiresAt")} as bigint)
+          from organisations
+          where id = ${param("organisationId")} and api_enabled = ${param("enabled")}${this.caps.advisoryLocks ? sql` for share` : sql``}`,
+        {
+          digest,
+          clientId: grant.client_id,
+          organisationId: grant.organisation_id,
+          scopes: grant.scopes.join(" "),
+          expiresAt: grant.expires_at,
+          enabled: this.boolValue(true),
+        },
       );
       // Expired tokens are useless; sweep them now and then rather than on every issue.
       if (++this.tokensSaved % 256 === 0) {

@@ -114,6 +114,15 @@ create table leaveapi_tokens (
   expires_ms  integer not null
 );
 
+-- Switching API access off revokes the company's live tokens for good (switching it on
+-- again brings none back). A trigger does it in the same transaction as the switch,
+-- however the host's own code flips it.
+create trigger leaveapi_tokens_end_with_access after update of api_access on companies
+when new.api_access = 0
+begin
+  delete from leaveapi_tokens where company_no = new.company_no;
+end;
+
 create table leaveapi_rate_events (
   key    text not null,
   at_ms  integer not null

@@ -23,6 +23,17 @@ function isUnavailable(error: unknown): boolean {
 const scopeList = (text: string) => (text === "" ? [] : (text.split(" ") as Scope[]));
 
 /**
+ * Stores a token only while its company's API access is on, in one statement: a token
+ * whose request raced a switch-off must not be stored after the trigger (host-schema.ts)
+ * deleted the others, or switching access on again would revive it.
+ */
+export function insertToken(db: Database, digest: string, grant: AccessTokenGrant): void {
+  db.query(`insert into leaveapi_tokens (digest, client_id, company_no, scopes, expires_ms)
+      select ?, ?, company_no, ?, ? from companies where public_id = ? and api_access = 1`)
+    .run(digest, grant.client_id, grant.scopes.join(" "), grant.expires_at, grant.organisation_id);
+}
+
+/**
  * The host's Store on its open database. `close()` stops the Store answering (it then
  * throws StoreUnavailableError, a 503) but leaves the database, which the host owns, open.
  */
@@ -97,12 +108,7 @@ export function createHostStore(db: Database): Store {
         return client;
       }),
 
-    saveToken: (digest, grant) =>
-      guard(() => {
-        db.query(`insert into leaveapi_tokens (digest, client_id, company_no, scopes, expires_ms)
-            select ?, ?, company_no, ?, ? from companies where public_id = ?`)
-          .run(digest, grant.client_id, grant.scopes.join(" "), grant.expires_at, grant.organisation_id);
-      }),
+    saveToken: (digest, grant) => guard(() => insertToken(db, digest, grant)),
 
     findToken: (digest) =>
       guard(() => {

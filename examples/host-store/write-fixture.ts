@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { ContractFixture } from "leaveapi/testing";
 import { SCOPE_OF_APPLIES_TO, STATE_OF_STATUS, isoOf } from "./host-reads.ts";
+import { insertToken } from "./host-store.ts";
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : isoOf(ms));
 const flag = (b: boolean) => (b ? 1 : 0);
@@ -23,10 +24,7 @@ export function writeFixtureToHostSchema(db: Database, f: ContractFixture): void
           values (?, ${COMPANY}, ?, ?, ?, ?, ?)`)
         .run(c.client_id, c.organisation_id, c.name, c.secret_digest, c.scopes.join(" "), c.created_at, c.revoked_at);
     }
-    for (const { digest, grant } of f.tokens) {
-      db.query(`insert into leaveapi_tokens (digest, client_id, company_no, scopes, expires_ms) values (?, ?, ${COMPANY}, ?, ?)`)
-        .run(digest, grant.client_id, grant.organisation_id, grant.scopes.join(" "), grant.expires_at);
-    }
+    for (const { digest, grant } of f.tokens) insertToken(db, digest, grant);
     for (const e of f.employees) {
       db.query(`insert into staff (public_id, company_no, given_name, family_name, known_as, title, dept, calendar,
             hired_on, left_on, state, modified, removed) values (?, ${COMPANY}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)

@@ -62,7 +62,7 @@ export const orgCommand: Command = {
   leaveapi org create --name NAME     create an organisation (API access starts off)
   leaveapi org list                   list organisations
   leaveapi org enable-api ORG_ID      let the organisation's credentials obtain tokens
-  leaveapi org disable-api ORG_ID     refuse new tokens and stop live ones at once`,
+  leaveapi org disable-api ORG_ID     refuse new tokens and revoke live ones for good`,
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     switch (sub) {
