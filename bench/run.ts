@@ -19,10 +19,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget, type DatasetSize } from "./harness/dataset.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
+import { createPostgresDatabase, postgresVersion } from "./harness/postgres.ts";
 import { CLI, rssKib, startServer, type RunningServer } from "./harness/processes.ts";
 import { renderReport, type NamedRun, type Target } from "./harness/report.ts";
 import { runWrk, wrkAvailable, writeRequests, type WrkRequest, type WrkResult } from "./harness/wrk.ts";
@@ -36,7 +36,6 @@ const { values } = parseArgs({
 });
 const quick = values.quick!;
 const ROOT = join(import.meta.dir, "..");
-const PG_URL = process.env.LEAVEAPI_BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/test";
 
 const SIZE: DatasetSize = quick
   ? { employees: 1_000, bookings: 20_000, smallEmployees: 100, smallBookings: 2_000, tokenClients: 100 }
@@ -123,33 +122,6 @@ async function referenceRuns(dbFile: string, data: Dataset, pageBytes: Uint8Arra
   const r1Server = await startServer([process.execPath, join(ROOT, "bench/reference/sqlite-page.ts"), dbFile, data.big.id]);
   const r1 = await load("R1: bun:sqlite + JSON.stringify, employees page", r1Server.url, r1Paths).finally(() => r1Server.stop());
   return { r0, r1 };
-}
-
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `leaveapi_bench_${Date.now()}`;
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      return await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: async () => void (await admin(`drop database if exists ${name} with (force)`)) };
-}
-
-async function postgresVersion(): Promise<string> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return String((await client.query("show server_version")).rows[0].server_version);
-  } finally {
-    await client.end();
-  }
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);

@@ -1,0 +1,34 @@
+#!/usr/bin/env bun
+/**
+ * Every calendar the shipped dataset knows, every year of 1900-2199: computes each
+ * calendar-year once, in this thread, and prints how many there were, the slowest ten and
+ * the distribution, so that a new `date-holidays` release that spins (as year 1 of the
+ * Chinese calendar did) or slows down is found before it ships. About 10 minutes on one
+ * core of the reference machine; test/holidays-bounds.test.ts checks the edge years in CI.
+ *
+ *   bun bench/holiday-sweep.ts [--from 1900] [--to 2199] [--only CN,TW]
+ */
+import { parseArgs } from "node:util";
+import { SHIPPED_YEARS, computePublicHolidays, shippedCalendars } from "../lib/public-holidays.ts";
+
+const { values } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" }, only: { type: "string" } } });
+const from = Number(values.from ?? SHIPPED_YEARS.first);
+const to = Number(values.to ?? SHIPPED_YEARS.last);
+const calendars = values.only ? values.only.split(",") : shippedCalendars();
+
+const times: { key: string; ms: number }[] = [];
+const started = performance.now();
+let entries = 0;
+for (const calendar of calendars) {
+  for (let year = from; year <= to; year++) {
+    const t = performance.now();
+    entries += computePublicHolidays(calendar, year).length;
+    times.push({ key: `${calendar} ${year}`, ms: performance.now() - t });
+  }
+}
+const sorted = times.map((t) => t.ms).sort((a, b) => a - b);
+const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+console.log(`${calendars.length} calendars x ${to - from + 1} years = ${times.length} calendar-years, ${entries} holidays, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`ms per calendar-year: p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}  max ${at(1)}`);
+console.log(`over 50 ms: ${times.filter((t) => t.ms > 50).length}; over 1 s: ${times.filter((t) => t.ms > 1000).length}`);
+console.log("slowest:", times.sort((a, b) => b.ms - a.ms).slice(0, 10).map((t) => `${t.key} ${t.ms.toFixed(0)} ms`).join(", "));
