@@ -1,8 +1,8 @@
 /**
  * POST /v1/oauth/token: the client-credentials grant, in the order of checks that
  * OAUTH-NOTES A17 and DECISIONS §2–3 fix: request syntax, then client authentication
- * (failures limited per address), then the per-client rate limit, then grant type,
- * API access and scope.
+ * (failures, and only failures, limited per address), then the per-client rate limit,
+ * then grant type, API access and scope.
  */
 import { ApiError, invalidParam, invalidRequest, tooManyRequests } from "../lib/errors.ts";
 import {
@@ -156,22 +156,32 @@ async function authenticateClient(store: Store, request: TokenRequest): Promise<
   return client;
 }
 
+/**
+ * Counts a failed client authentication against the remote address, or throws 429 when
+ * the address has used up its failures. A look first: a flood from one address past its
+ * limit then costs a read per request, not a locked write.
+ */
+async function countFailedAuthentication(ctx: TokenContext): Promise<void> {
+  const { store, now, limits } = ctx;
+  const key = `auth-failures:${ctx.remoteAddress}`;
+  const state = await store.checkRateLimit(key, now, limits.failuresPerAddress, limits.windowMs);
+  const decision = state.allowed ? await store.takeRateSlot(key, now, limits.failuresPerAddress, limits.windowMs) : state;
+  if (!decision.allowed) {
+    throw tooManyRequests(decision.retryAfterMs / 1000, "Too many failed client authentications from this address; retry later.");
+  }
+}
+
 export async function handleTokenRequest(req: Request, ctx: TokenContext): Promise<Response> {
   const request = await readTokenRequest(req);
   const { store, now, limits } = ctx;
 
-  const addressKey = `auth-failures:${ctx.remoteAddress}`;
-  const addressState = await store.checkRateLimit(addressKey, now, limits.failuresPerAddress, limits.windowMs);
-  if (!addressState.allowed) {
-    throw tooManyRequests(addressState.retryAfterMs / 1000, "Too many failed client authentications from this address; retry later.");
-  }
-
+  // Authentication comes before the address limit, which refuses failed attempts only:
+  // valid credentials are served whatever others did from their address, so one
+  // misconfigured client behind a NAT cannot lock out its neighbours (README, "A tour
+  // with curl"). Every request pays the same lookup and digest compare.
   const client = await authenticateClient(store, request);
   if (!client) {
-    const recorded = await store.takeRateSlot(addressKey, now, limits.failuresPerAddress, limits.windowMs);
-    if (!recorded.allowed) {
-      throw tooManyRequests(recorded.retryAfterMs / 1000, "Too many failed client authentications from this address; retry later.");
-    }
+    await countFailedAuthentication(ctx);
     if (request.clientId === undefined && !request.badAuthorization) {
       throw invalidClient("No client credentials: send client_id and client_secret with HTTP Basic or in the form body.");
     }

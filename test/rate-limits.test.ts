@@ -1,8 +1,9 @@
 /**
  * Token endpoint rate limits (api-spec §5.9, §8; DECISIONS §2): 10 requests per client per
  * rolling 60 s, counting every request whose client authentication succeeded, and 60
- * failed authentications per remote address per rolling 60 s. Time moves on the fake
- * clock only. Each test has its own world.
+ * failed authentications per remote address per rolling 60 s, a limit that refuses
+ * further failures only, never valid credentials. Time moves on the fake clock only.
+ * Each test has its own world.
  */
 import { describe, expect, test } from "bun:test";
 import { createClient, createOrganisation, createWorld, type TestClient, type TestWorld } from "./support.ts";
@@ -118,20 +119,40 @@ describe("10 token requests per client per rolling minute", () => {
 });
 
 describe("60 failed client authentications per remote address per rolling minute", () => {
-  test("after 60 failures the address gets 429, even with good credentials; another address does not", async () => {
+  test("a neighbour behind one NAT: after 60 failures from the address, valid credentials from it still get a token", async () => {
+    const { world, client } = await worldWithClient();
+    const misconfigured = await createClient(world, await createOrganisation(world, "Neighbour Ltd"));
+    for (let i = 0; i < 60; i++) expect((await wrongSecret(world, misconfigured, "192.0.2.7")).status).toBe(401);
+    await expectLimited(await wrongSecret(world, misconfigured, "192.0.2.7"), 60);
+    world.clock.advance(10_000);
+    await expectToken(await grantWithBasic(world, client, {}, "192.0.2.7"), ALL);
+    // The misconfigured client itself, once it has its secret right, is served too.
+    await expectToken(await grantWithBasic(world, misconfigured, {}, "192.0.2.7"), ALL);
+  });
+
+  test("failures past the limit still get 429 with Retry-After, whatever valid requests come in between; another address does not", async () => {
     const { world, client } = await worldWithClient();
     for (let i = 0; i < 60; i++) expect((await wrongSecret(world, client, "192.0.2.7")).status).toBe(401);
     world.clock.advance(10_000);
-    const blocked = await postToken(world, {
-      authorization: rawBasic(`${client.clientId}:${client.clientSecret}`),
-      body: { grant_type: "client_credentials" },
-      remoteAddress: "192.0.2.7",
-    });
-    await expectLimited(blocked, 50);
     await expectLimited(await wrongSecret(world, client, "192.0.2.7"), 50);
-    await expectToken(await grantWithBasic(world, client, {}, "192.0.2.8"), ALL);
-    world.clock.advance(50_000);
     await expectToken(await grantWithBasic(world, client, {}, "192.0.2.7"), ALL);
+    await expectLimited(await wrongSecret(world, client, "192.0.2.7"), 50);
+    const unknown = rawBasic(`svcc_${"f".repeat(24)}:svcs_${"x".repeat(43)}`);
+    await expectLimited(await postToken(world, { authorization: unknown, body: { grant_type: "client_credentials" }, remoteAddress: "192.0.2.7" }), 50);
+    await expectLimited(await postToken(world, { body: { grant_type: "client_credentials" }, remoteAddress: "192.0.2.7" }), 50);
+    expect((await wrongSecret(world, client, "192.0.2.8")).status).toBe(401);
+    world.clock.advance(50_000);
+    expect((await wrongSecret(world, client, "192.0.2.7")).status).toBe(401);
+  });
+
+  test("valid credentials over the address limit still count against, and are refused by, their client's own limit", async () => {
+    const { world, client } = await worldWithClient();
+    for (let i = 0; i < 60; i++) expect((await wrongSecret(world, client, "192.0.2.7")).status).toBe(401);
+    for (let i = 0; i < 10; i++) await expectToken(await grantWithBasic(world, client, {}, "192.0.2.7"), ALL);
+    const refused = await grantWithBasic(world, client, {}, "192.0.2.7");
+    expect(refused.headers.get("retry-after")).toBe("60");
+    // Refused by the client's limit, not the address's.
+    expect((await expectError(refused, 429, "too_many_requests")).error_description).toContain("per client");
   });
 
   test("the window rolls: failures free the address as they age out", async () => {
@@ -140,9 +161,8 @@ describe("60 failed client authentications per remote address per rolling minute
     world.clock.advance(30_000);
     for (let i = 0; i < 30; i++) expect((await wrongSecret(world, client, "192.0.2.7")).status).toBe(401);
     world.clock.advance(29_999);
-    await expectLimited(await grantWithBasic(world, client, {}, "192.0.2.7"), 1);
+    await expectLimited(await wrongSecret(world, client, "192.0.2.7"), 1);
     world.clock.advance(1);
-    await expectToken(await grantWithBasic(world, client, {}, "192.0.2.7"), ALL);
     // 30 failures left the window; the other 30 still count, so 30 more fit.
     for (let i = 0; i < 30; i++) expect((await wrongSecret(world, client, "192.0.2.7")).status).toBe(401);
     await expectLimited(await wrongSecret(world, client, "192.0.2.7"), 30);
@@ -155,7 +175,7 @@ describe("60 failed client authentications per remote address per rolling minute
       expect((await postToken(world, { authorization: unknown, body: { grant_type: "client_credentials" }, remoteAddress: "192.0.2.9" })).status).toBe(401);
       expect((await postToken(world, { body: { grant_type: "client_credentials" }, remoteAddress: "192.0.2.9" })).status).toBe(401);
     }
-    await expectLimited(await grantWithBasic(world, client, {}, "192.0.2.9"), 60);
+    await expectLimited(await wrongSecret(world, client, "192.0.2.9"), 60);
   });
 
   test("successful authentications and malformed requests do not count", async () => {
