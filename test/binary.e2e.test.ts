@@ -181,6 +181,10 @@ describe("the compiled leaveapi executable, alone in an empty directory", () => 
       const holidays = await get<Page<Holiday>>("/v1/holidays?from=2026-12-01&to=2026-12-31");
       expect(holidays.data).toContainEqual(expect.objectContaining({ date: "2026-12-24", type: "company", name: "Christmas Eve closure" }));
       expect(holidays.data).toContainEqual(expect.objectContaining({ date: "2026-12-25", type: "public" }));
+      // A lunar calendar is worked out in the holiday thread, a second entry point of the binary.
+      const taiwan = await get<Page<Holiday>>("/v1/holidays?from=2030-01-01&to=2030-12-31&calendar=TW");
+      expect(taiwan.data.length).toBeGreaterThan(5);
+      expect(await get("/v1/holidays?from=0001-01-01&to=0001-12-31&calendar=CN")).toEqual({ data: [] });
 
       expect(await get("/healthz", false)).toEqual({ status: "ok" });
       const openapi = await get<{ openapi: string; paths: Record<string, unknown> }>("/v1/openapi.json", false);

@@ -1,0 +1,47 @@
+/**
+ * `serve --public-url` (env LEAVEAPI_PUBLIC_URL) pins the URL that the discovery and
+ * OpenAPI documents print, whatever Host header a client sends; without it they follow the
+ * request's origin.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startServer } from "./cli-harness.ts";
+import { provisionDatabase, type Provisioned } from "./serve-fixture.ts";
+
+let p: Provisioned;
+beforeAll(async () => {
+  p = await provisionDatabase("public-url.sqlite");
+}, 30_000);
+afterAll(() => p.dispose());
+
+async function documents(baseUrl: string, host: string): Promise<{ tokenEndpoint: string; server: string }> {
+  const headers = { Host: host };
+  const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`, { headers })).json()) as { token_endpoint: string };
+  const openapi = (await (await fetch(`${baseUrl}/v1/openapi.json`, { headers })).json()) as { servers: { url: string }[] };
+  return { tokenEndpoint: metadata.token_endpoint, server: openapi.servers[0]!.url };
+}
+
+test("--public-url and LEAVEAPI_PUBLIC_URL pin the documents against a forged Host", async () => {
+  for (const how of [{ serveArgs: ["--public-url", "https://leave.example.com/"] }, { env: { LEAVEAPI_PUBLIC_URL: "https://leave.example.com" } }]) {
+    const server = await startServer(p.db, how);
+    try {
+      expect(await documents(server.baseUrl, "attacker.example")).toEqual({
+        tokenEndpoint: "https://leave.example.com/v1/oauth/token",
+        server: "https://leave.example.com",
+      });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }
+}, 30_000);
+
+test("without it, the documents follow the request's origin", async () => {
+  const server = await startServer(p.db);
+  try {
+    expect(await documents(server.baseUrl, "leave.internal:8080")).toEqual({
+      tokenEndpoint: "http://leave.internal:8080/v1/oauth/token",
+      server: "http://leave.internal:8080",
+    });
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+}, 30_000);
