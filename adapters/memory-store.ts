@@ -184,6 +184,19 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
       return decide(eventsInWindow(key, now, windowMs), now, limit, windowMs);
     },
 
+    async sweepRateEvents(now, windowMs) {
+      open();
+      let swept = 0;
+      for (const [key, events] of rateEvents) {
+        const kept = events.filter((at) => at > now - windowMs);
+        swept += events.length - kept.length;
+        // A key with nothing left goes too: keys seen once are what the sweep is for.
+        if (kept.length === 0) rateEvents.delete(key);
+        else rateEvents.set(key, kept);
+      }
+      return swept;
+    },
+
     async listEmployees(q: EmployeePageQuery) {
       open();
       const { after } = q;

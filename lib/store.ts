@@ -113,6 +113,15 @@ export interface Store {
   checkRateLimit(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision>;
 
   /**
+   * Deletes the events of every key recorded at or before `now − windowMs`, which no
+   * window of at most `windowMs` can count again, and says how many went. `takeRateSlot`
+   * sweeps only its own key, so without this the events of keys never seen again (an
+   * address that called once) would pile up; `leaveapi serve` calls it every minute
+   * with the longest window it counts in.
+   */
+  sweepRateEvents(now: number, windowMs: number): Promise<number>;
+
+  /**
    * Up to `limit` non-deleted employees of the organisation in ascending (updated_at, id)
    * order, after the keyset position when given, filtered by exact status and by
    * updated_at ≥ updatedSince.

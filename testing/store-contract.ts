@@ -258,6 +258,23 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
       }));
     });
 
+    describe("sweepRateEvents", () => {
+      const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
+
+      test("deletes every key's events at or before now − windowMs, and keeps the later ones", withStore(async (store) => {
+        await store.takeRateSlot("auth-failures:one-off", T0, 10, 1000);
+        await store.takeRateSlot("auth-failures:one-off", T0 + 100, 10, 1000);
+        await store.takeRateSlot("other", T0 + 50, 10, 1000);
+        expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(1);
+        expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(0);
+        // A longer window sees what is left: of one-off's events only the one at 100, so
+        // exactly one more fits under a limit of 2, and then the wait is for that one.
+        expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual({ allowed: true });
+        expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual(refused(59_100));
+        expect(await store.checkRateLimit("other", T0 + 1000, 1, 60_000)).toEqual(refused(59_050));
+      }));
+    });
+
     describe("listEmployees", () => {
       test("lists the organisation's live employees in (updated_at, id) order, ties broken by id", withStore(async (store, fixture) => {
         const list = await employees(store);

@@ -138,6 +138,9 @@ export function createHostStore(db: Database): Store {
     checkRateLimit: (key, now, limit, windowMs) =>
       guard(() => (countInWindow(key, now, windowMs) < limit ? { allowed: true } : refusal(key, now, limit, windowMs))),
 
+    sweepRateEvents: (now, windowMs) =>
+      guard(() => db.query("delete from leaveapi_rate_events where at_ms <= ?").run(now - windowMs).changes),
+
     listEmployees: (query) => guard(() => reads.listEmployees(query)),
     findEmployee: (organisationId, id) => guard(() => reads.findEmployee(organisationId, id)),
     listOverlappingLeave: (query) => guard(() => reads.listOverlappingLeave(query)),
