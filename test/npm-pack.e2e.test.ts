@@ -106,7 +106,13 @@ const error: Error = new ApiError(404, "not_found", "No such thing.");
 const secret: string = mintClient("org", [...ALL_SCOPES], null, Date.now()).secret;
 const sqlite: SqliteStoreOptions = { filename: ":memory:" };
 declare const framework: ContractFramework;
-runStoreContract({ name: "memory", create: async (): Promise<StoreUnderTest> => ({ store: memory, dispose: async () => {} }) }, framework);
+runStoreContract({
+  name: "memory",
+  create: async (): Promise<StoreUnderTest> => {
+    const fresh = createMemoryStore();
+    return { store: fresh, dispose: async () => {}, setApiEnabled: (id, on) => fresh.setApiEnabled(id, on) };
+  },
+}, framework);
 // @ts-expect-error basePath is a string
 createHandler({ store, basePath: 1 });
 // @ts-expect-error a Store has more methods than ping
