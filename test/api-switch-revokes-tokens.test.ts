@@ -113,6 +113,8 @@ describe("Postgres: a token saved while a switch-off is in flight", () => {
       // The insert must reach the database while the switch-off is open: it then waits for
       // the row lock (or, were it not to wait, it is saved, and the last check fails).
       await pollUntil("the token insert waiting for the switch-off", 5000, async () => {
+        // Inside a transaction the activity view is read once and kept, unless cleared.
+        await admin.query("select pg_stat_clear_snapshot()");
         const { rows } = await admin.query<{ n: string }>(
           `select count(*) as n from pg_stat_activity
            where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into access_tokens%'`,
@@ -128,7 +130,7 @@ describe("Postgres: a token saved while a switch-off is in flight", () => {
       await admin.end().catch(() => {});
       await store.close();
     }
-  });
+  }, 15_000);
 });
 
 describe(`through the command line (${testStoreKind})`, () => {
