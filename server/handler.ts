@@ -2,9 +2,11 @@
  * The one handler: `(Request) => Promise<Response>`, like Hono's `app.fetch`. The server,
  * the Node bridge, Deno and the tests all call this same function.
  *
- * Order of checks (DECISIONS §3): URL and header size (414, 431; request-limits.ts) →
- * credentials in the URL (400) → unknown path (404) or wrong method (405) →
- * authentication (401) → scope (403) → parameters (400) → lookup (404).
+ * Order of checks (DECISIONS §3): a Host or target that makes no URL (400;
+ * request-target.ts) → URL and header size (414, 431; request-limits.ts) → credentials in
+ * the URL (400) → unknown path (404) or wrong method (405) → authentication (401) →
+ * scope (403) → parameters (400) → lookup (404). Nothing a request carries can make this
+ * function throw: every failure becomes an answer.
  */
 import { IttyRouter, type IRequest } from "itty-router";
 import {
@@ -17,7 +19,7 @@ import {
   storeUnavailable,
 } from "../lib/errors.ts";
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
-import { loggablePath, urlCarriesCredentials } from "../lib/url-credentials.ts";
+import { loggablePath, redactSecrets, urlCarriesCredentials } from "../lib/url-credentials.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-holidays.ts";
 import type { Store } from "../lib/store.ts";
@@ -33,6 +35,7 @@ import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.t
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
+import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
 import { DEFAULT_TOKEN_LIMITS, handleTokenRequest, type TokenLimits } from "./token-endpoint.ts";
 
 export interface RequestLogEntry {
@@ -81,12 +84,21 @@ export interface HandlerOptions {
 export interface RequestInfo {
   /** The client's address, for the per-address limit on failed authentications. */
   remoteAddress?: string;
+  /**
+   * The method exactly as the client spelled it, when a web Request cannot carry it: the
+   * fetch standard upper-cases `get`, `post`, `put`, `delete`, `head` and `options` in any
+   * case, but methods are case-sensitive (RFC 9110 §9.1), so `get` is not GET and gets
+   * 405. The Node bridge passes it for the methods its parser refuses.
+   */
+  method?: string;
 }
 
 export type Handler = (req: Request, info?: RequestInfo) => Promise<Response>;
 
 interface RequestState {
   url: URL;
+  /** The method as sent (RequestInfo.method), which is what the routes check. */
+  method: string;
   now: number;
   remoteAddress: string;
   route: string;
@@ -108,13 +120,13 @@ export function createHandler(options: HandlerOptions): Handler {
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
 
-  const only = (methods: readonly string[], req: Routed) => {
-    if (!methods.includes(req.method)) throw methodNotAllowed(methods);
+  const only = (methods: readonly string[], state: RequestState) => {
+    if (!methods.includes(state.method)) throw methodNotAllowed(methods);
   };
 
   const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
     state.route = route;
-    only(DATA_METHODS, req);
+    only(DATA_METHODS, state);
     const grant = await authenticate(req, store, scope, state.now);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
@@ -125,7 +137,7 @@ export function createHandler(options: HandlerOptions): Handler {
   router
     .all("/v1/oauth/token", (req, state) => {
       state.route = "/v1/oauth/token";
-      only(["POST"], req);
+      only(["POST"], state);
       return handleTokenRequest(req, {
         store,
         now: state.now,
@@ -141,82 +153,96 @@ export function createHandler(options: HandlerOptions): Handler {
     .all("/v1/holidays", data("/v1/holidays", "holidays:read", listHolidaysEndpoint))
     .all("/healthz", async (req, state) => {
       state.route = "/healthz";
-      only(DATA_METHODS, req);
+      only(DATA_METHODS, state);
       await store.ping();
       return json(200, { status: "ok" });
     })
     .all("/v1/openapi.json", (req, state) => {
       state.route = "/v1/openapi.json";
-      only(DATA_METHODS, req);
+      only(DATA_METHODS, state);
       return json(200, openApiFor(issuerFor(state.url)));
     })
     .all("/.well-known/oauth-authorization-server", (req, state) => {
       state.route = "/.well-known/oauth-authorization-server";
-      only(DATA_METHODS, req);
+      only(DATA_METHODS, state);
       return json(200, authorizationServerMetadata(issuerFor(state.url)));
     })
     .all(DOCS_PATH, (req, state) => {
       state.route = DOCS_PATH;
-      only(DATA_METHODS, req);
+      only(DATA_METHODS, state);
       return docsPage();
     })
     .all(DOCS_SCRIPT_PATH, (req, state) => {
       state.route = DOCS_SCRIPT_PATH;
-      only(DATA_METHODS, req);
+      only(DATA_METHODS, state);
       return docsScript();
     })
     .all("*", () => {
       throw notFound();
     });
 
+  /** Everything after the URL is known; throws ApiError (and anything a store throws). */
+  const answer = async (req: Request, state: RequestState): Promise<Response> => {
+    const { url } = state;
+    // The size limits bound what every later check reads (414, 431).
+    const tooLarge = requestSizeError(req, url);
+    if (tooLarge) {
+      if (tooLarge.status === 414) state.route = URL_TOO_LONG_ROUTE;
+      throw tooLarge;
+    }
+    if (urlCarriesCredentials(url)) {
+      throw invalidRequest("Credentials and tokens must never be sent in the URL; use the Authorization header or the form body.");
+    }
+    // One spelling per resource: a trailing slash is another, unknown path (never a redirect).
+    if (url.pathname.length > 1 && url.pathname.endsWith("/")) throw notFound();
+    if (!isUnderBasePath(url.pathname, basePath)) throw notFound();
+    return (await router.fetch(req, state)) as Response;
+  };
+
   return async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(req);
-    const url = new URL(req.url);
-    const state: RequestState = { url, now: now(), remoteAddress: info.remoteAddress ?? "unknown", route: "unmatched" };
+    const method = info.method ?? req.method;
+    const target = requestUrl(req);
+    let state: RequestState | undefined;
     let response: Response;
     let failure: unknown;
-    try {
-      // First of all: the size limits bound what every later check reads (414, 431).
-      const tooLarge = requestSizeError(req, url);
-      if (tooLarge) {
-        if (tooLarge.status === 414) state.route = URL_TOO_LONG_ROUTE;
-        throw tooLarge;
+    if (target instanceof URL) {
+      state = { url: target, method, now: now(), remoteAddress: info.remoteAddress ?? "unknown", route: "unmatched" };
+      try {
+        response = await answer(req, state);
+      } catch (error) {
+        if (!(error instanceof ApiError)) failure = error;
+        response = errorResponse(error instanceof ApiError ? error : error instanceof StoreUnavailableError ? storeUnavailable() : serverError());
       }
-      if (urlCarriesCredentials(url)) {
-        throw invalidRequest("Credentials and tokens must never be sent in the URL; use the Authorization header or the form body.");
-      }
-      // One spelling per resource: a trailing slash is another, unknown path (never a redirect).
-      if (url.pathname.length > 1 && url.pathname.endsWith("/")) throw notFound();
-      if (!isUnderBasePath(url.pathname, basePath)) throw notFound();
-      response = (await router.fetch(req, state)) as Response;
-    } catch (error) {
-      if (error instanceof ApiError) {
-        response = errorResponse(error);
-      } else if (error instanceof StoreUnavailableError) {
-        failure = error;
-        response = errorResponse(storeUnavailable());
-      } else {
-        failure = error;
-        response = errorResponse(serverError());
-      }
+      // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1, OAUTH-NOTES B5).
+      if (target.pathname === `${basePath}/v1/oauth/token`) response.headers.set("Pragma", "no-cache");
+    } else {
+      response = errorResponse(target);
     }
-    // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1, OAUTH-NOTES B5).
-    if (url.pathname === `${basePath}/v1/oauth/token`) response.headers.set("Pragma", "no-cache");
     options.log?.({
       time: new Date().toISOString(),
       level: response.status >= 500 ? "error" : "info",
       request_id: requestId,
-      method: req.method,
-      route: state.route === "unmatched" ? loggablePath(url) : state.route,
+      method: loggableMethod(method),
+      route: state === undefined ? BAD_TARGET_ROUTE : state.route === "unmatched" ? loggablePath(state.url) : state.route,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-      organisation_id: state.organisationId,
-      client_id: state.clientId,
-      error: failure instanceof Error ? `${failure.name}: ${failure.message}` : failure === undefined ? undefined : String(failure),
+      organisation_id: state?.organisationId,
+      client_id: state?.clientId,
+      error: failure === undefined ? undefined : redactSecrets(failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)),
     });
-    return finish(response, requestId, req.method === "HEAD");
+    return finish(response, requestId, method === "HEAD");
   };
+}
+
+/**
+ * The method for the log: any token the Node bridge passes through is a string the
+ * client chose, so only a short run of letters (which cannot hold a `svct_` token) is
+ * written as it is.
+ */
+function loggableMethod(method: string): string {
+  return /^[A-Za-z-]{1,16}$/.test(method) ? method : "[other]";
 }
 
 /** Path segments itty-router can put into its route patterns verbatim (it escapes only "."). */

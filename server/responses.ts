@@ -3,13 +3,18 @@
  * place an `ApiError` becomes a JSON body.
  */
 import type { ApiError } from "../lib/errors.ts";
+import { holdsSecretMarker } from "../lib/url-credentials.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Echo a well-formed incoming request id, else make one: a client's id must not inject into logs. */
-export function requestIdFor(req: Request): string {
+/**
+ * Echo a well-formed incoming request id, else make one: a client's id must not inject
+ * into logs. An id that holds a secret or token marker (`svct_…`, a client that sent its
+ * token in the wrong header) is not echoed either: the log must never carry one.
+ */
+export function requestIdFor(req: Pick<Request, "headers">): string {
   const incoming = req.headers.get("x-request-id");
-  return incoming !== null && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
+  return incoming !== null && REQUEST_ID_PATTERN.test(incoming) && !holdsSecretMarker(incoming) ? incoming : crypto.randomUUID();
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

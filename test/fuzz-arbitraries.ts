@@ -83,7 +83,7 @@ function queryItem(f: FuzzFixtures): fc.Arbitrary<string> {
   const known = fc.constantFrom(...PARAM_NAMES).chain((name) => fc.tuple(fc.constant(name), values.get(name)!, encoder));
   const unknown = fc.tuple(fc.oneof(fc.constantFrom(...TYPO_NAMES), anyText(12)), anyText(), encoder);
   const credential = fc.tuple(fc.constantFrom(...CREDENTIAL_NAMES), fc.oneof(anyText(), fc.constantFrom(...f.tokens)), encoder);
-  const marker = fc.tuple(fc.constantFrom(...PARAM_NAMES), fc.constantFrom("svct_x", "svcs_y", "xsvct_AAAA", "SVCT_notamarker"), encoder);
+  const marker = fc.tuple(fc.constantFrom(...PARAM_NAMES), fc.constantFrom("svct_x", "svcs_y", "xsvct_AAAA", "SVCT_upper", "svc_notamarker", "%2573vct_twice"), encoder);
   return fc.oneof(
     { weight: 12, arbitrary: known.map(([n, v, enc]) => `${enc(n)}=${enc(v)}`) },
     { weight: 2, arbitrary: unknown.map(([n, v, enc]) => `${enc(n)}=${enc(v)}`) },

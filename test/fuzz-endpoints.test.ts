@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
 import { authorisedOrganisation, BASE, booking, createClient, createOrganisation, createWorld, employee, requestToken, seed, type TestWorld } from "./support.ts";
 import { bearerHeader, methodArb, pathArb, queryString, requestIdArb, type FuzzFixtures } from "./fuzz-arbitraries.ts";
+import { holdsSecretMarker } from "../lib/url-credentials.ts";
 import { expectedData, expectedToken, type ClientFacts, type Expected, type OracleFacts } from "./fuzz-oracle.ts";
 import { tokenCase } from "./fuzz-token-arbitraries.ts";
 
@@ -60,7 +61,9 @@ async function checkAnswer(req: Request, res: Response, expected: Expected): Pro
   if (res.headers.get("x-content-type-options") !== "nosniff") bad("no X-Content-Type-Options: nosniff");
   const incoming = req.headers.get("x-request-id");
   const requestId = res.headers.get("x-request-id") ?? "";
-  if (!REQUEST_ID.test(requestId) || (incoming !== null && REQUEST_ID.test(incoming) !== (requestId === incoming))) bad("X-Request-Id not echoed or replaced as §9 says");
+  // §9's pattern, except an id holding a token marker: never echoed, so never logged (SECURITY.md).
+  const echoable = incoming !== null && REQUEST_ID.test(incoming) && !holdsSecretMarker(incoming);
+  if (!REQUEST_ID.test(requestId) || (incoming !== null && echoable !== (requestId === incoming))) bad("X-Request-Id not echoed or replaced as §9 says");
   if ([...res.headers.keys()].some((h) => h.startsWith("access-control-"))) bad("an Access-Control-* header");
   if (res.headers.get("www-authenticate") !== expected.challenge) bad("wrong WWW-Authenticate");
   if (expected.allow !== undefined && res.headers.get("allow") !== expected.allow) bad("wrong Allow");

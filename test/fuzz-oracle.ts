@@ -36,7 +36,8 @@ export interface OracleFacts {
 }
 
 const BEARER = 'Bearer realm="leaveapi"';
-const MARKER = /svc[ts]_/;
+/** A secret's or token's prefix, in any case (SECURITY.md: refused however it is spelled). */
+const MARKER = /svc[ts]_/i;
 const CREDENTIAL_NAMES = new Set(["access_token", "client_id", "client_secret", "token"]);
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -65,6 +66,22 @@ function percentDecode(text: string): string {
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
+/**
+ * Whether the text, percent-decoded again and again (as proxies that each decode once
+ * would see it), ever names a credential: a marker, or (for a parameter name) one of the
+ * credential names. Eight layers at most; a text still changing after that counts as one.
+ */
+function namesCredential(text: string, isName: boolean): boolean {
+  let spelling = text;
+  for (let layer = 0; layer <= 8; layer++) {
+    if (MARKER.test(spelling) || (isName && CREDENTIAL_NAMES.has(spelling.toLowerCase()))) return true;
+    const next = percentDecode(spelling);
+    if (next === spelling) return false;
+    spelling = next;
+  }
+  return true;
+}
+
 /** 414, 431 or the URL-credentials 400: what every path checks before anything else. */
 export function expectedGate(req: Request): Expected | null {
   const url = new URL(req.url);
@@ -72,9 +89,9 @@ export function expectedGate(req: Request): Expected | null {
   let headerBytes = 0;
   for (const [name, value] of req.headers) headerBytes += name.length + value.length + 4;
   if (headerBytes > 8192) return error(431, "invalid_request");
-  const inPath = MARKER.test(percentDecode(url.pathname));
-  const inQuery = [...url.searchParams].some(([name, value]) => CREDENTIAL_NAMES.has(name.toLowerCase()) || MARKER.test(name) || MARKER.test(value));
-  if (inPath || inQuery || MARKER.test(url.search)) return error(400, "invalid_request");
+  const inPath = namesCredential(url.pathname, false);
+  const inQuery = [...url.searchParams].some(([name, value]) => namesCredential(name, true) || namesCredential(value, false));
+  if (inPath || inQuery || namesCredential(url.search, false)) return error(400, "invalid_request");
   return null;
 }
 
