@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
-import { toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
-import type { Handler, RequestInfo } from "../server/handler.ts";
+import { toNodeClientErrorListener, toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
+import { createMemoryStore } from "../adapters/memory-store.ts";
+import { createHandler, type Handler, type RequestInfo, type RequestLogEntry } from "../server/handler.ts";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -44,6 +45,22 @@ function rawRequest(port: number, text: string): Promise<string> {
     socket.on("end", () => resolve(answer));
     socket.on("error", reject);
   });
+}
+
+/** Status, lower-cased head and body (de-chunked) of a raw HTTP/1.1 answer. */
+function parseAnswer(raw: string): { status: number; headers: Map<string, string>; body: string } {
+  const split = raw.indexOf("\r\n\r\n");
+  const [statusLine = "", ...lines] = raw.slice(0, split).split("\r\n");
+  const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+  let body = raw.slice(split + 4);
+  if (headers.get("transfer-encoding") === "chunked") body = body.replace(/^[0-9a-f]+\r\n/, "").replace(/\r\n0\r\n\r\n$/, "");
+  return { status: Number(statusLine.split(" ")[1]), headers, body };
+}
+
+const USUAL_HEADERS = (requestId: string) => ({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-request-id": requestId });
+
+function usualHeaders(headers: Map<string, string>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.keys(USUAL_HEADERS("")).map((name) => [name, headers.get(name)]));
 }
 
 describe("toNodeListener", () => {
@@ -148,16 +165,27 @@ describe("toNodeListener", () => {
     expect(answer.endsWith("\r\n\r\n")).toBe(true);
   });
 
-  test("refuses a Host that would move the path or the origin with a bare 400, before the handler", async () => {
+  test("refuses a Host or target that makes no URL with the JSON 400 and the usual headers, before the handler", async () => {
     let called = 0;
     const { port } = await serve(async () => (called++, new Response("handled")));
-    for (const host of ["evil.test/x", "evil.test?x", "evil.test#x", "user@evil.test"]) {
-      const answer = await rawRequest(port, `GET /v1/employees HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-      expect({ host, status: answer.slice(0, 12) }).toEqual({ host, status: "HTTP/1.1 400" });
+    const heads = [
+      ...["evil.test/x", "evil.test?x", "evil.test#x", "user@evil.test", "a b", "a:99999", "[::1", "%zz", "", "a%20b"].map((host) => `GET /v1/employees HTTP/1.1\r\nHost: ${host}\r\n`),
+      "GET /v1/employees HTTP/1.1\r\nHost: a\r\nHost: b\r\n",
+    ];
+    for (const head of heads) {
+      const answer = parseAnswer(await rawRequest(port, `${head}X-Request-Id: edge-1\r\nConnection: close\r\n\r\n`));
+      expect({ head, status: answer.status, headers: usualHeaders(answer.headers) }).toEqual({ head, status: 400, headers: USUAL_HEADERS("edge-1") });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: "invalid_request" });
     }
     expect(called).toBe(0);
     const ok = await rawRequest(port, "GET /v1/employees HTTP/1.1\r\nHost: api.example.test:8443\r\nConnection: close\r\n\r\n");
     expect(ok).toStartWith("HTTP/1.1 200");
+  });
+
+  test("an absolute-form target gives the handler its path and query, with the Host header's authority", async () => {
+    const { port } = await serve(echoHandler());
+    const answer = parseAnswer(await rawRequest(port, "GET http://elsewhere.test/v1/employees?a=1 HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"));
+    expect(JSON.parse(answer.body)).toMatchObject({ url: "http://api.test/v1/employees?a=1" });
   });
 
   test("aborts the request's signal when the client goes away mid-response", async () => {
@@ -174,5 +202,48 @@ describe("toNodeListener", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("partial");
     client.abort();
     await sawAbort;
+  });
+});
+
+describe("toNodeClientErrorListener", () => {
+  async function serveWithClientErrors(): Promise<{ port: number; entries: RequestLogEntry[] }> {
+    const entries: RequestLogEntry[] = [];
+    const handler = createHandler({ store: createMemoryStore(), log: (entry) => entries.push(entry) });
+    const server = createServer(toNodeListener(handler));
+    server.on("clientError", toNodeClientErrorListener(handler));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { port: (server.address() as AddressInfo).port, entries };
+  }
+
+  test("a method the parser does not know (FOO, get, BREW) gets the handler's 405 with Allow, not a closed connection", async () => {
+    const { port, entries } = await serveWithClientErrors();
+    for (const [method, path, allow] of [["FOO", "/v1/employees", "GET, HEAD"], ["get", "/healthz", "GET, HEAD"], ["BREW", "/v1/oauth/token", "POST"]] as const) {
+      const answer = parseAnswer(await rawRequest(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: m-1\r\n\r\n`));
+      expect({ method, status: answer.status, allow: answer.headers.get("allow"), headers: usualHeaders(answer.headers) }).toEqual({ method, status: 405, allow, headers: USUAL_HEADERS("m-1") });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: "method_not_allowed" });
+    }
+    expect(entries.map((e) => [e.method, e.status])).toEqual([["FOO", 405], ["get", 405], ["BREW", 405]]);
+  });
+
+  test("an unknown method still meets the earlier checks: credentials in the URL 400, unknown path 404, bad Host 400", async () => {
+    const { port } = await serveWithClientErrors();
+    const statusOf = async (head: string) => parseAnswer(await rawRequest(port, `${head}\r\n\r\n`)).status;
+    expect(await statusOf(`FOO /v1/employees?x=svct_${"A".repeat(43)} HTTP/1.1\r\nHost: x`)).toBe(400);
+    expect(await statusOf("FOO /nowhere HTTP/1.1\r\nHost: x")).toBe(404);
+    expect(await statusOf("FOO /healthz HTTP/1.1\r\nHost: a b")).toBe(400);
+  });
+
+  test("a head the parser cannot read gets the JSON 400, one too large the JSON 431, both with the usual headers", async () => {
+    const { port } = await serveWithClientErrors();
+    const broken = parseAnswer(await rawRequest(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: p-1\r\nBad Header: y\r\n\r\n"));
+    expect({ status: broken.status, headers: usualHeaders(broken.headers) }).toEqual({ status: 400, headers: USUAL_HEADERS("p-1") });
+    expect(JSON.parse(broken.body)).toMatchObject({ error: "invalid_request" });
+    // Node hands "*" to the request listener, which answers it; Bun's node:http refuses it in the parser.
+    const asterisk = parseAnswer(await rawRequest(port, "OPTIONS * HTTP/1.1\r\nHost: x\r\nX-Request-Id: p-2\r\n\r\n"));
+    expect({ status: asterisk.status, headers: usualHeaders(asterisk.headers) }).toEqual({ status: 400, headers: USUAL_HEADERS("p-2") });
+    const large = parseAnswer(await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${"p".repeat(20 * 1024)}\r\n\r\n`));
+    expect(large.status).toBe(431);
+    expect(JSON.parse(large.body)).toMatchObject({ error: "invalid_request" });
   });
 });
