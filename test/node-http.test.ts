@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
-import { toNodeClientErrorListener, toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
+import { toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
+import { toNodeClientErrorListener } from "../adapters/node-client-error.ts";
 import { createMemoryStore } from "../adapters/memory-store.ts";
 import { createHandler, type Handler, type RequestInfo, type RequestLogEntry } from "../server/handler.ts";
 
