@@ -2,13 +2,16 @@
  * The compiled executable alone (issue 4): built by scripts/build.ts, copied into an empty
  * directory outside the repository (so no node_modules can be found) and driven as an
  * operator would, with a bare environment: migrate, set up an organisation, import the
- * example files, serve, read every endpoint with a token, stop on SIGTERM.
+ * example files, serve, read every endpoint with a token, stop on SIGTERM. Then the
+ * raw-socket fuzzer of test/socket-fuzz.ts against it (issue 12), with no NODE_ENV, as the
+ * systemd unit runs it: FUZZ_SOCKET_SEED and FUZZ_SOCKET_BINARY_CASES (default 3,000) vary it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
+import { generateCases, runSocketFuzz, serverOutputProblems } from "./socket-fuzz.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const EXAMPLES = join(ROOT, "examples/import");
@@ -45,8 +48,10 @@ afterAll(() => {
   rmSync(runDir, { recursive: true, force: true });
 });
 
-/** Nothing from the developer's shell: no PATH to bun, no NODE_PATH, no DATABASE_URL. */
+/** Nothing from the developer's shell: no PATH to bun, no NODE_PATH, no DATABASE_URL, no NODE_ENV. */
 const BARE_ENV = { PATH: "/usr/bin:/bin" };
+const FUZZ_SEED = Number(process.env.FUZZ_SOCKET_SEED?.split(",")[0] ?? 20261126);
+const FUZZ_CASES = Number(process.env.FUZZ_SOCKET_BINARY_CASES ?? 3000);
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([binary, ...args], { cwd: runDir, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: BARE_ENV });
@@ -84,6 +89,21 @@ function collectOutput(stream: ReadableStream<Uint8Array>) {
     }
   };
   return { waitFor, text: async () => (await done, text) };
+}
+
+/** `leaveapi serve` on a free port with the bare environment, its output collected. */
+function spawnServer(db: string[]) {
+  const server = Bun.spawn([binary, ...db, "serve", "--port", "0"], { cwd: runDir, stdout: "pipe", stderr: "pipe", env: BARE_ENV });
+  return { server, stdout: collectOutput(server.stdout), stderr: collectOutput(server.stderr) };
+}
+
+/** A token request by client_secret_basic. */
+function requestToken(base: string, client: { client_id: string; client_secret: string }): Promise<Response> {
+  return fetch(`${base}/v1/oauth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
+    body: "grant_type=client_credentials",
+  });
 }
 
 interface Page<T> {
@@ -143,17 +163,11 @@ describe("the compiled leaveapi executable, alone in an empty directory", () => 
     // The other database was left alone.
     expect(await runJson<unknown[]>(["org", "list"])).toEqual([]);
 
-    const server = Bun.spawn([binary, ...db, "serve", "--port", "0"], { cwd: runDir, stdout: "pipe", stderr: "pipe", env: BARE_ENV });
-    const stdout = collectOutput(server.stdout);
-    const stderr = collectOutput(server.stderr);
+    const { server, stdout, stderr } = spawnServer(db);
     try {
       const base = (await stderr.waitFor(/leaveapi serving (http:\/\/\S+)/))[1]!;
 
-      const tokenResponse = await fetch(`${base}/v1/oauth/token`, {
-        method: "POST",
-        headers: { authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
-        body: "grant_type=client_credentials",
-      });
+      const tokenResponse = await requestToken(base, client);
       expect(tokenResponse.status).toBe(200);
       const token = (await tokenResponse.json()) as { access_token: string; token_type: string; scope: string };
       expect(token.token_type).toBe("Bearer");
@@ -197,5 +211,34 @@ describe("the compiled leaveapi executable, alone in an empty directory", () => 
     }
     expect({ exit: await server.exited, stderr: await stderr.text() }).toEqual({ exit: 0, stderr: expect.stringContaining("leaveapi serving") });
     expect(await stdout.text()).not.toContain(client.client_secret);
+  }, 60_000);
+
+  test(`with no NODE_ENV, raw-socket fuzz (${FUZZ_CASES} cases): our JSON or a listed Bun refusal, and only log lines on its output`, async () => {
+    const db = ["--db", join(runDir, "fuzz.sqlite")];
+    const org = await runJson<{ id: string }>([...db, "org", "create", "--name", "Fuzz Ltd"]);
+    await runJson([...db, "org", "enable-api", org.id]);
+    const client = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org.id]);
+    await runJson([...db, "import", "--org", org.id, "--kind", "employees", "employees.csv"]);
+
+    const { server, stdout, stderr } = spawnServer(db);
+    let token = "";
+    let report: Awaited<ReturnType<typeof runSocketFuzz>>;
+    try {
+      const base = (await stderr.waitFor(/leaveapi serving (http:\/\/\S+)/))[1]!;
+      const tokenResponse = await requestToken(base, client);
+      token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+      const employees = (await (await fetch(`${base}/v1/employees`, { headers: { authorization: `Bearer ${token}` } })).json()) as Page<Employee>;
+      const port = Number(new URL(base).port);
+      const fixtures = { clientId: client.client_id, clientSecret: client.client_secret, token, employeeId: employees.data[0]!.id };
+      const replay = `FUZZ_SOCKET_SEED=${FUZZ_SEED} FUZZ_SOCKET_BINARY_CASES=${FUZZ_CASES} bun test test/binary.e2e.test.ts`;
+      report = await runSocketFuzz(port, generateCases(FUZZ_SEED, FUZZ_CASES, fixtures, port), { concurrency: 4, timeoutMs: 10_000, replay });
+      console.log(`socket fuzz of the binary, seed ${FUZZ_SEED}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} closed by Bun (unknown methods)`);
+    } finally {
+      server.kill("SIGTERM");
+    }
+    expect(await server.exited).toBe(0);
+    expect(report.failures).toEqual([]);
+    expect(report.cases).toBe(FUZZ_CASES);
+    expect(serverOutputProblems((await stdout.text()) + (await stderr.text()), [client.client_secret, token])).toEqual([]);
   }, 60_000);
 });

@@ -4,13 +4,19 @@
  * the handler so that lib/ and server/ know nothing of Prometheus. A /metrics answer
  * carries the headers every response carries (DECISIONS §9) and is logged and counted
  * like any other request.
+ *
+ * Nothing a client sends can make these functions throw (SECURITY.md, "At the edge"): a
+ * Host or target that makes no URL goes to the handler, which answers 400, and anything
+ * unexpected is logged without the URL and answered with the JSON 500. Bun.serve's own
+ * `error` callback (`answerUnexpectedError`, listen.ts) is only the last resort behind that.
  */
 import type { Server } from "bun";
 import type { Handler, RequestLogEntry } from "../../server/handler.ts";
 import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
 import { invalidRequest, methodNotAllowed, notFound, serverError, type ApiError } from "../../lib/errors.ts";
-import { urlCarriesCredentials } from "../../lib/url-credentials.ts";
+import { redactSecrets, urlCarriesCredentials } from "../../lib/url-credentials.ts";
 import { requestSizeError } from "../../server/request-limits.ts";
+import { requestUrl } from "../../server/request-target.ts";
 import { clientAddress } from "../../server/client-address.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -21,12 +27,12 @@ export { clientAddress };
 export type BunFetch = (req: Request, server: Server<undefined>) => Promise<Response>;
 
 /** Answers a /metrics request, and logs and counts it like any other. */
-async function answerMetrics(req: Request, metrics: Metrics, log: (entry: RequestLogEntry) => void): Promise<Response> {
+async function answerMetrics(req: Request, url: URL, metrics: Metrics, log: (entry: RequestLogEntry) => void): Promise<Response> {
   const started = performance.now();
   const requestId = requestIdFor(req);
   let response: Response;
   let failure: string | undefined;
-  const tooLarge = requestSizeError(req, new URL(req.url));
+  const tooLarge = requestSizeError(req, url);
   if (tooLarge) {
     response = errorResponse(tooLarge);
   } else if (req.method !== "GET" && req.method !== "HEAD") {
@@ -53,8 +59,48 @@ async function answerMetrics(req: Request, metrics: Metrics, log: (entry: Reques
   return finish(response, requestId, req.method === "HEAD");
 }
 
-function isMetricsRequest(url: URL): boolean {
-  return url.pathname === METRICS_PATH && !urlCarriesCredentials(url);
+/** The URL of a /metrics request, or null for any other request (one whose URL cannot be made included). */
+function metricsUrl(req: Request): URL | null {
+  const url = requestUrl(req);
+  return url instanceof URL && url.pathname === METRICS_PATH && !urlCarriesCredentials(url) ? url : null;
+}
+
+/**
+ * The JSON 500 with the headers every answer carries, for a failure outside the handler:
+ * logged with its request id and the error's name and message, secrets redacted; never
+ * the URL, which this code does not know and must not print.
+ */
+export function answerUnexpectedError(error: unknown, log: (entry: RequestLogEntry) => void): Response {
+  const requestId = crypto.randomUUID();
+  try {
+    log({
+      time: new Date().toISOString(),
+      level: "error",
+      request_id: requestId,
+      method: "-",
+      route: UNEXPECTED_ROUTE,
+      status: 500,
+      duration_ms: 0,
+      error: redactSecrets(error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown"),
+    });
+  } catch {
+    // A log that fails must not stop the answer.
+  }
+  return finish(errorResponse(serverError()), requestId, false);
+}
+
+/** What the log shows as the route of a failure outside the handler. */
+export const UNEXPECTED_ROUTE = "[unexpected error]";
+
+/** `fetch`, with anything it throws answered by answerUnexpectedError instead of Bun. */
+function guarded(fetch: BunFetch, log: (entry: RequestLogEntry) => void): BunFetch {
+  return async (req, server) => {
+    try {
+      return await fetch(req, server);
+    } catch (error) {
+      return answerUnexpectedError(error, log);
+    }
+  };
 }
 
 export interface FrontOptions {
@@ -69,21 +115,23 @@ export interface FrontOptions {
 
 /** The fetch function of the API listener. */
 export function createApiFetch(options: FrontOptions): BunFetch {
-  return async (req, server) => {
-    if (options.metricsHere && isMetricsRequest(new URL(req.url))) return answerMetrics(req, options.metrics, options.log);
+  return guarded(async (req, server) => {
+    const metricsAt = options.metricsHere ? metricsUrl(req) : null;
+    if (metricsAt) return answerMetrics(req, metricsAt, options.metrics, options.log);
     const remoteAddress = clientAddress(req, server.requestIP(req)?.address, options.trustProxy);
     return options.handler(req, { remoteAddress });
-  };
+  }, options.log);
 }
 
 /** The fetch function of a separate metrics listener (`--metrics HOST:PORT`): /metrics and nothing else. */
 export function createMetricsFetch(metrics: Metrics, log: (entry: RequestLogEntry) => void): BunFetch {
-  return async (req) => {
-    const url = new URL(req.url);
-    if (isMetricsRequest(url)) return answerMetrics(req, metrics, log);
-    const error: ApiError = requestSizeError(req, url) ?? (urlCarriesCredentials(url)
+  return guarded(async (req) => {
+    const metricsAt = metricsUrl(req);
+    if (metricsAt) return answerMetrics(req, metricsAt, metrics, log);
+    const url = requestUrl(req);
+    const error: ApiError = !(url instanceof URL) ? url : requestSizeError(req, url) ?? (urlCarriesCredentials(url)
       ? invalidRequest("Credentials and tokens must never be sent in the URL.")
       : notFound("This address serves only GET /metrics."));
     return finish(errorResponse(error), requestIdFor(req), req.method === "HEAD");
-  };
+  }, log);
 }

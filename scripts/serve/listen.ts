@@ -1,11 +1,18 @@
 /**
  * Opening the listeners: HTTP or HTTPS (Bun.serve's `tls` option, PEM files), with
  * SO_REUSEPORT when several worker processes share one port.
+ *
+ * Never in Bun's development mode: Bun.serve defaults to it unless NODE_ENV is
+ * `production`, and then answers an uncaught error with a 50 KB HTML page of file paths
+ * and source lines and prints the request's URL to stderr. The systemd unit sets no
+ * NODE_ENV, so the mode is switched off here, whatever the environment (SECURITY.md,
+ * "At the edge").
  */
 import { accessSync, constants } from "node:fs";
 import type { Server } from "bun";
 import { CommandError } from "../cli-kit.ts";
-import type { BunFetch } from "./front.ts";
+import { answerUnexpectedError, type BunFetch } from "./front.ts";
+import type { RequestLogEntry } from "../../server/handler.ts";
 
 export const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -23,6 +30,16 @@ export interface ListenOptions {
   /** Seconds before an idle or stalled connection is closed (`--idle-timeout`); IDLE_TIMEOUT_SECONDS by default. */
   idleTimeoutSeconds?: number;
   fetch: BunFetch;
+  /**
+   * Receives the log entry of an error that escaped `fetch` (Bun.serve's `error`
+   * callback); by default one JSON line on stderr. The fetch functions of front.ts answer
+   * their own errors, so this is the last resort.
+   */
+  logUnexpected?: (entry: RequestLogEntry) => void;
+}
+
+function logToStderr(entry: RequestLogEntry): void {
+  console.error(JSON.stringify(entry));
 }
 
 /** Certificate and key, checked readable first so that a wrong path says so plainly (exit 1). */
@@ -49,7 +66,9 @@ export function listen(options: ListenOptions): Server<undefined> {
       // Bun's ceiling of 255 s, so idle or stalled connections are still closed.
       idleTimeout: options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS,
       ...(tls ? { tls } : {}),
+      development: false,
       fetch: options.fetch,
+      error: (error) => answerUnexpectedError(error, options.logUnexpected ?? logToStderr),
     });
   } catch (error) {
     throw new CommandError(`cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`);
