@@ -9,7 +9,7 @@
 import * as v from "valibot";
 import { isDate, parseInstantCeil } from "./dates.ts";
 import { isUuid } from "./ids.ts";
-import { date, days, expected, externalId, flag, halfPeriod, instant, optionalUuid, parseField, RECORD, snakeWord, SNAKE_WORD, text, type ImportProblem } from "./import-fields.ts";
+import { date, days, expected, externalId, flag, halfPeriod, instant, optionalUuid, parseField, RECORD, snakeWord, SNAKE_WORD, text, withinTextLimit, type ImportProblem } from "./import-fields.ts";
 import { LEAVE_STATUSES } from "./records.ts";
 
 const leaveTypeFields = v.object(
@@ -54,7 +54,7 @@ export function quickBookingFields(record: Record<string, unknown>): BookingFiel
   const type = t as Record<string, unknown>;
   const typeId = quickUuid(type.id);
   const { name, category, is_paid } = type;
-  if (typeId === UNSURE || typeof name !== "string" || name === "" || typeof is_paid !== "boolean") return null;
+  if (typeId === UNSURE || typeof name !== "string" || name === "" || !withinTextLimit(name) || typeof is_paid !== "boolean") return null;
   if (typeof category !== "string" || !SNAKE_WORD.test(category)) return null;
   const fields = {
     id: quickUuid(record.id),
@@ -87,7 +87,7 @@ function quickUuid(value: unknown): string | null | Unsure {
 
 function quickExternalId(value: unknown): string | null | Unsure {
   if (absent(value)) return null;
-  if (typeof value === "string") return value === "" ? UNSURE : value;
+  if (typeof value === "string") return value === "" || !withinTextLimit(value) ? UNSURE : value;
   return typeof value === "number" && Number.isSafeInteger(value) ? String(value) : UNSURE;
 }
 

@@ -29,10 +29,33 @@ export function expected(what: string) {
     issue.input === undefined || issue.input === null ? "is required" : `must be ${what}, not ${describeValue(issue.input)}`;
 }
 
+/** The longest text field an import takes, in characters: Unicode code points, as Postgres and JSON Schema count them (README "Importing data"). */
+export const MAX_TEXT_CHARS = 255;
+
+/** Whether `text` has at most MAX_TEXT_CHARS code points; cheap for long text, which fails early. */
+export function withinTextLimit(text: string): boolean {
+  if (text.length <= MAX_TEXT_CHARS) return true;
+  // Every code point is one or two UTF-16 units.
+  if (text.length > 2 * MAX_TEXT_CHARS) return false;
+  return countCodePoints(text) <= MAX_TEXT_CHARS;
+}
+
+function countCodePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A low surrogate after a high one is the second half of the same code point.
+    if (unit < 0xdc00 || unit > 0xdfff || i === 0 || text.charCodeAt(i - 1) < 0xd800 || text.charCodeAt(i - 1) > 0xdbff) count++;
+  }
+  return count;
+}
+
+const withinLimit = v.check((s: string) => withinTextLimit(s), (i) => `must be at most ${MAX_TEXT_CHARS} characters, not ${countCodePoints(i.input as string).toLocaleString("en")}`);
+
 // Value schemas: every message says what was expected and shows what came instead.
 export const SNAKE_WORD = /^[a-z_]{1,30}$/;
-export const text = v.pipe(v.string(expected("text")), v.nonEmpty("must not be empty"));
-export const optionalText = v.nullish(v.string(expected("text or null")), null);
+export const text = v.pipe(v.string(expected("text")), v.nonEmpty("must not be empty"), withinLimit);
+export const optionalText = v.nullish(v.pipe(v.string(expected("text or null")), withinLimit), null);
 export const date = v.pipe(v.string(expected("a date YYYY-MM-DD")), v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`));
 export const optionalDate = v.nullish(date, null);
 export const flag = v.nullish(v.boolean(expected("true or false")), false);
@@ -40,7 +63,7 @@ export const uuid = v.pipe(v.string(expected("a UUID")), v.check(isUuid, (i) => 
 export const optionalUuid = v.nullish(uuid, null);
 /** Source-system ids are often numeric: an integer is read as its decimal text. */
 export const externalId = v.nullish(
-  v.pipe(v.union([v.string(), v.pipe(v.number(), v.safeInteger("must be text or a whole number"))], expected("text")), v.transform(String), v.nonEmpty("must not be empty")),
+  v.pipe(v.union([v.string(), v.pipe(v.number(), v.safeInteger("must be text or a whole number"))], expected("text")), v.transform(String), v.nonEmpty("must not be empty"), withinLimit),
   null,
 );
 export const snakeWord = (what: string) =>

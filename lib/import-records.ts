@@ -153,13 +153,20 @@ function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unkn
   return { ...rest, leave_type: { id: leave_type_id, name: leave_type_name, category: leave_type_category, is_paid: leave_type_is_paid } };
 }
 
+/** Unknown fields named one by one, per record; a record of a million keys gets one more line, not a million. */
+const MAX_UNKNOWN_REPORTED = 10;
+
 function rejectUnknown(record: Record<string, unknown>, allowed: readonly string[], prefix: string, problems: Problems): void {
+  let unknown = 0;
   for (const key of Object.keys(record)) {
     if (allowed.includes(key)) continue;
-    const guess = suggestField(key, allowed);
+    if (++unknown > MAX_UNKNOWN_REPORTED) continue;
+    // A name far longer than any field is no typo of one, and is shortened like a value.
+    const guess = key.length <= 40 ? suggestField(key, allowed) : null;
     const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
-    problems.push({ field: prefix + key, problem: `unknown field; ${hint}` });
+    problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}` });
   }
+  if (unknown > MAX_UNKNOWN_REPORTED) problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });
 }
 
 /** The record's id: `id` when given, else derived from `external_id`. */

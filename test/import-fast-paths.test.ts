@@ -133,6 +133,9 @@ describe("quickBookingFields", () => {
     fc.constant({ name: "x", category: "annual", is_paid: false }),
     fc.constant({ id: "nope", name: "x", category: "annual", is_paid: false }),
     fc.constant([1]),
+    // Text at and over the 255-character limit, in UTF-16 units and in code points.
+    fc.constantFrom("x".repeat(255), "x".repeat(256), "😀".repeat(255), "😀".repeat(256)),
+    fc.constantFrom(...["x".repeat(255), "x".repeat(256), "😀".repeat(256)].map((name) => ({ name, category: "annual", is_paid: true }))),
   );
 
   test("reads the common record as the schema does", () => {

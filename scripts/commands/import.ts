@@ -38,6 +38,9 @@ days) or "public" (with calendar: replaces that calendar's year for this organis
 "deleted": true soft-deletes. updated_at is accepted and ignored; any other unknown
 field is an error. CSV: a header row, an empty cell is null, booleans true/false.
 
+Limits: the file is UTF-8 (CSV too); a JSONL or CSV line, a CSV record or a JSON array
+element over 1 MiB, or a text field over 255 characters (code points), is an error.
+
 Every invalid row is reported on stderr as FILE:LINE: field: what is wrong, and then
 nothing is written. Importing the same data again changes nothing.`,
   async run(ctx) {

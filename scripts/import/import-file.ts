@@ -53,7 +53,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   const counts = noCounts();
   const failures: { line: number; text: string }[] = [];
   const invalidLines = new Set<number>();
-  let fileProblem: string | null = null;
+  let fileProblem: FileProblem | null = null;
   let rows = 0;
   const fail = (line: number, field: string, problem: string) => {
     failures.push({ line, text: `${label}:${line}: ${field}: ${problem}` });
@@ -88,7 +88,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
         await applier.finish();
       } catch (error) {
         if (!(error instanceof FileProblem)) throw error;
-        fileProblem = error.message;
+        fileProblem = error;
       }
       // Throwing is what rolls the transaction back.
       if (failures.length > 0 || fileProblem !== null) throw new ImportRejected();
@@ -96,10 +96,16 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   } catch (error) {
     if (!(error instanceof ImportRejected)) throw error;
     const errors = failures.sort((a, b) => a.line - b.line).map((f) => f.text);
-    if (fileProblem !== null) errors.push(`${label}: ${fileProblem}`);
+    // Reading stopped there, so it comes after every row error found before it.
+    if (fileProblem !== null) errors.push(describeFileProblem(label, fileProblem));
     return { ok: false, errors, invalidRows: invalidLines.size };
   }
   return { ok: true, rows, counts };
+}
+
+/** `FILE: problem`, or `FILE:LINE: problem` when the problem is at one line. */
+function describeFileProblem(label: string, problem: FileProblem): string {
+  return problem.line === null ? `${label}: ${problem.message}` : `${label}:${problem.line}: ${problem.message}`;
 }
 
 export interface ImportFileOptions {
@@ -127,7 +133,7 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
     else throw new FileProblem("reading stdin is not available here");
   } catch (error) {
     if (!(error instanceof FileProblem)) throw error;
-    return { ok: false, errors: [`${label}: ${error.message}`], invalidRows: 0 };
+    return { ok: false, errors: [describeFileProblem(label, error)], invalidRows: 0 };
   }
   const read = format === "csv" ? readCsv : format === "json" ? readJsonArray : readJsonl;
   const progress = options.progress ? createProgressLine(options.progress) : null;

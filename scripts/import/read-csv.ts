@@ -2,60 +2,105 @@
  * CSV with a header row of field names (csv-parse, streamed with back-pressure). Each
  * row becomes an object of strings, an empty cell becoming `null`; its line is the
  * physical line the row starts on (the header is line 1), counted from csv-parse's raw
- * text so that quoted fields spanning lines and skipped blank lines are accounted for.
- * Rows whose cells are all empty (spreadsheet padding) are skipped.
+ * text so that quoted fields spanning lines are accounted for (csv-parse's own count
+ * is not: it counts `\r\n` inside quotes twice). Blank lines come through as records of
+ * their own, so each record's raw text starts on its first line; rows whose cells are
+ * all empty (blank lines, spreadsheet padding) are skipped.
+ *
+ * The bytes reach csv-parse only once read-lines.ts has checked each line: valid UTF-8
+ * and at most 1 MiB, else reading stops at that line, as it does at a record (a quoted
+ * field may span lines) over 1 MiB, or at a CSV syntax error: after a broken record there
+ * is no telling where the next one starts. Such problems, and those of the header, are
+ * reported at their line, as row errors are (README "Importing data").
  */
 import { Readable, pipeline } from "node:stream";
-import { parse, type Parser } from "csv-parse";
-import { FileProblem, UnreadableRecord, type SourceRecord } from "./source.ts";
+import { isUtf8 } from "node:buffer";
+import { CsvError, parse, type Options, type Parser } from "csv-parse";
+import { concatBytes, readLines } from "./read-lines.ts";
+import { FileProblem, MAX_RECORD_BYTES, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
 
-interface ParsedRow {
-  record: string[];
-  raw: string;
+/** A record's cells and the line it starts on. */
+interface NumberedCells {
+  line: number;
+  cells: string[];
 }
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 const countLineBreaks = (text: string) => text.match(LINE_BREAK)?.length ?? 0;
 
 export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable<SourceRecord> {
-  const parser: Parser = parse({ bom: true, raw: true, relax_column_count: true, skip_empty_lines: true });
-  pipeline(Readable.from(chunks), parser, (error) => {
+  // Counted as csv-parse meets each record, so that a parse error, which may overtake
+  // records read ahead, still knows the line its record starts on.
+  let nextLine = 1;
+  const options: Options<NumberedCells, { record: string[]; raw: string }> = {
+    bom: true,
+    raw: true,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    max_record_size: MAX_RECORD_BYTES,
+    // With `raw`, each record comes as {record, raw}; what this returns is what is read.
+    on_record: ({ record, raw }) => {
+      const line = nextLine;
+      nextLine += countLineBreaks(raw);
+      return { line, cells: record };
+    },
+  };
+  // csv-parse's typings take a record changed by on_record only along with `columns`.
+  const parser: Parser = parse(options as unknown as Options);
+  pipeline(Readable.from(checkedBlocks(chunks)), parser, (error) => {
     if (error) parser.destroy(error);
   });
   let header: string[] | null = null;
-  let linesBefore = 0;
   try {
-    for await (const { record, raw } of parser as AsyncIterable<ParsedRow>) {
-      // Skipped blank lines are part of the raw text before the record itself.
-      const line = linesBefore + 1 + countLineBreaks(/^[\r\n]*/.exec(raw)![0]);
-      linesBefore += countLineBreaks(raw);
+    for await (const { line, cells } of parser as AsyncIterable<NumberedCells>) {
+      if (cells.length === 1 && cells[0] === "") continue;
       if (header === null) {
-        header = readHeader(record);
+        header = readHeader(cells, line);
         continue;
       }
-      if (record.every((cell) => cell === "")) continue;
-      if (record.length !== header.length) {
-        yield { line, record: new UnreadableRecord(`has ${record.length} fields; the header has ${header.length}`) };
+      if (cells.every((cell) => cell === "")) continue;
+      if (cells.length !== header.length) {
+        yield { line, record: new UnreadableRecord(`has ${cells.length} fields; the header has ${header.length}`) };
         continue;
       }
       const row: Record<string, string | null> = {};
-      header.forEach((name, i) => (row[name] = record[i] === "" ? null : record[i]!));
+      header.forEach((name, i) => (row[name] = cells[i] === "" ? null : cells[i]!));
       yield { line, record: row };
     }
   } catch (error) {
-    if (error instanceof FileProblem) throw error;
-    throw new FileProblem(`is not valid CSV: ${(error as Error).message}`);
+    if (error instanceof FileProblem || !(error instanceof CsvError)) throw error;
+    if (error.code === "CSV_MAX_RECORD_SIZE") throw new FileProblem("row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)", nextLine);
+    throw new FileProblem(`row: is not valid CSV (${error.message}); reading stopped at this line`, nextLine);
   } finally {
     // Stops the file stream too when reading ends early, on a FileProblem.
     parser.destroy();
   }
 }
 
-function readHeader(cells: string[]): string[] {
+const BREAK_BYTES = { "\n": Uint8Array.of(0x0a), "\r\n": Uint8Array.of(0x0d, 0x0a), "\r": Uint8Array.of(0x0d), "": new Uint8Array(0) };
+
+/** The file's bytes again, a block of whole lines at a time, each line checked (see the module comment). */
+async function* checkedBlocks(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  for await (const lines of readLines(chunks, { crBreaks: true })) {
+    const parts: Uint8Array[] = [];
+    let length = 0;
+    for (const { line, bytes, size, lineBreak } of lines) {
+      if (bytes === null) throw new FileProblem(`row: ${tooLong(size, "a line")} (reading stopped at this line)`, line);
+      parts.push(bytes, BREAK_BYTES[lineBreak]);
+      length += bytes.length + lineBreak.length;
+    }
+    const block = concatBytes(parts, length);
+    // A line break is never inside a UTF-8 sequence: one check of whole lines stands for each of them.
+    if (!isUtf8(block)) throw notUtf8(lines.find((l) => !isUtf8(l.bytes!))!.line);
+    yield block;
+  }
+}
+
+function readHeader(cells: string[], line: number): string[] {
   const names = cells.map((c) => c.trim());
   names.forEach((name, i) => {
-    if (name === "") throw new FileProblem(`column ${i + 1} of the header row has no name`);
-    if (names.indexOf(name) !== i) throw new FileProblem(`column "${name}" appears twice in the header row`);
+    if (name === "") throw new FileProblem(`header: column ${i + 1} has no name`, line);
+    if (names.indexOf(name) !== i) throw new FileProblem(`header: column "${name}" appears twice`, line);
   });
   return names;
 }

@@ -1,34 +1,30 @@
 /**
  * JSON Lines: one JSON object per physical line, blank lines skipped. Streams: only the
- * current line is held in memory.
+ * current line is held in memory, and a line over 1 MiB is not even that (read-lines.ts):
+ * it becomes an error on its line and reading goes on with the next.
  */
-import { decodeUtf8, UnreadableRecord, type SourceRecord } from "./source.ts";
+import { readLines } from "./read-lines.ts";
+import { decodeUtf8, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
 
 export async function* readJsonl(chunks: AsyncIterable<Uint8Array>): AsyncIterable<SourceRecord> {
-  let pending = "";
-  let line = 0;
-  for await (const text of decodeUtf8(chunks)) {
-    pending += text;
-    let start = 0;
-    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n", start)) {
-      line++;
-      const record = parseLine(pending.slice(start, newline), line);
-      if (record) yield record;
-      start = newline + 1;
+  for await (const lines of readLines(chunks)) {
+    for (const { line, bytes, size } of lines) {
+      if (bytes === null) {
+        yield { line, record: new UnreadableRecord(tooLong(size, "a line")) };
+        continue;
+      }
+      const text = decodeUtf8(bytes);
+      if (text === null) throw notUtf8(line);
+      if (text.trim() === "") continue;
+      yield { line, record: parseJson(text) };
     }
-    pending = pending.slice(start);
-  }
-  if (pending !== "") {
-    const record = parseLine(pending, line + 1);
-    if (record) yield record;
   }
 }
 
-function parseLine(text: string, line: number): SourceRecord | null {
-  if (text.trim() === "") return null;
+function parseJson(text: string): unknown {
   try {
-    return { line, record: JSON.parse(text) };
+    return JSON.parse(text);
   } catch (error) {
-    return { line, record: new UnreadableRecord(`is not valid JSON (${(error as Error).message})`) };
+    return new UnreadableRecord(`is not valid JSON (${(error as Error).message})`);
   }
 }

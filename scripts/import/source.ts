@@ -1,8 +1,9 @@
 /**
  * Where import records come from: the format (by `--format`, else the file's extension;
  * stdin defaults to JSONL), the bytes (a file or stdin, streamed), and the two ways
- * reading can fail. A `FileProblem` stops the import (`FILE: problem`); an
- * `UnreadableRecord` stands in for one bad record and becomes a row error (`FILE:LINE: row: …`).
+ * reading can fail. A `FileProblem` stops the import (`FILE: problem`, or `FILE:LINE:
+ * problem` when it is at one line); an `UnreadableRecord` stands in for one bad record
+ * and becomes a row error (`FILE:LINE: row: …`).
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -16,9 +17,15 @@ export interface SourceRecord {
   record: unknown;
 }
 
-/** The file as a whole cannot be read: the message is the problem, without the file name. */
+/** The file cannot be read on: the message is the problem, without the file name; `line` says where, when known. */
 export class FileProblem extends Error {
   override name = "FileProblem";
+  constructor(
+    message: string,
+    readonly line: number | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /** A record that could not even be parsed (bad JSON, wrong number of CSV fields). */
@@ -66,18 +73,23 @@ function describeIoError(error: unknown): string {
   return `cannot read: ${(error as Error)?.message ?? String(error)}`;
 }
 
-/** Text of a byte stream; invalid UTF-8 is a FileProblem rather than silent U+FFFD. A BOM is dropped. */
-export async function* decodeUtf8(chunks: AsyncIterable<Uint8Array>): AsyncIterable<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
+/** The longest line or record an import reads, in bytes, its line break excluded (README "Importing data"). */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The text of some bytes, or `null` when they are not valid UTF-8 (never a silent U+FFFD). */
+export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
-    for await (const chunk of chunks) {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text !== "") yield text;
-    }
-    const rest = decoder.decode();
-    if (rest !== "") yield rest;
-  } catch (error) {
-    if (error instanceof TypeError) throw new FileProblem("is not valid UTF-8 text");
-    throw error;
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
   }
 }
+
+/** Input must be UTF-8 (README "Importing data"); the first line that is not stops the import. */
+export const notUtf8 = (line: number) => new FileProblem("row: is not valid UTF-8; save the file as UTF-8 (reading stopped at this line)", line);
+
+/** Lines and records are at most MAX_RECORD_BYTES; `what` is "a line" or "a record". */
+export const tooLong = (size: number, what: string) =>
+  `is ${size.toLocaleString("en")} bytes long; ${what} may be at most 1 MiB (${MAX_RECORD_BYTES.toLocaleString("en")} bytes)`;
