@@ -16,6 +16,7 @@
  */
 import * as v from "valibot";
 import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "./admin-store.ts";
+import { restoreFormula } from "./csv-formula.ts";
 import { parseDate } from "./dates.ts";
 import { derivedId } from "./ids.ts";
 import { readBookingFields } from "./import-booking-fields.ts";
@@ -136,14 +137,17 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
   return { ok: true, row };
 }
 
-/** CSV cells: `true`/`false` in any case for boolean fields, decimal text for number fields. */
+/**
+ * CSV cells: `true`/`false` in any case for boolean fields, decimal text for number fields,
+ * and text with the `'` that kept a spreadsheet from running it as a formula taken off.
+ */
 function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     const cell = typeof value === "string" ? value.trim() : value;
     if (BOOLEAN_FIELDS.has(key) && typeof cell === "string" && /^(true|false)$/i.test(cell)) out[key] = cell.toLowerCase() === "true";
     else if (NUMBER_FIELDS.has(key) && typeof cell === "string" && /^-?\d+(\.\d+)?$/.test(cell)) out[key] = Number(cell);
-    else out[key] = value;
+    else out[key] = typeof value === "string" ? restoreFormula(value) : value;
   }
   return out;
 }

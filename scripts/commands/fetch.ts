@@ -119,7 +119,12 @@ reused, 401 renewed once, 429/503 waited out, every page) and writes every recor
   holidays              --from DATE --to DATE [--calendar KEY] [--type public|company]
   --format jsonl|csv    JSON Lines (default), or CSV with leave_type flattened into
                         leave_type_id, leave_type_name, leave_type_category,
-                        leave_type_is_paid (the columns 'leaveapi import' reads)
+                        leave_type_is_paid (the columns 'leaveapi import' reads).
+                        CSV against formula injection: a text cell that starts with
+                        = + - @, a tab, a carriage return or NUL gets a leading ' so
+                        that a spreadsheet shows it rather than runs it ('leaveapi
+                        import' takes the ' off again); numbers, dates and ids are
+                        written as they are
   --output FILE         write there (renamed into place once complete); default stdout
   --state FILE          incremental (employees, leave): the first run fetches
                         everything; each later run only what changed since the one

@@ -36,7 +36,9 @@ employee_external_id and its leave type as leave_type: {id?, name, category, is_
 booking without days gets them computed. Holidays rows have type "company" (closure
 days) or "public" (with calendar: replaces that calendar's year for this organisation).
 "deleted": true soft-deletes. updated_at is accepted and ignored; any other unknown
-field is an error. CSV: a header row, an empty cell is null, booleans true/false.
+field is an error. CSV: a header row, an empty cell is null, booleans true/false, and a
+text cell written as '=… (a leading ' before = + - @, a tab, a carriage return or NUL,
+as 'leaveapi fetch' writes them against formula injection) loses that '.
 
 Limits: the file is UTF-8 (CSV too); a JSONL or CSV line, a CSV record or a JSON array
 element over 1 MiB, or a text field over 255 characters (code points), is an error.

@@ -3,6 +3,8 @@
  * it) or CSV (a header row, then one row a record, quoted where needed by csv-stringify;
  * the nested `leave_type` flattened into `leave_type_id`, `_name`, `_category`,
  * `_is_paid`, the column names `leaveapi import` reads, so a fetched file imports again).
+ * A text cell a spreadsheet would run as a formula is written with a leading `'`
+ * (lib/csv-formula.ts), which `leaveapi import` takes off again.
  *
  * A file is written beside its final name and renamed into place only when every record
  * is in, so a fetch that fails half-way never leaves a truncated file behind under the
@@ -10,6 +12,7 @@
  */
 import { open, rename, rm } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
+import { neutraliseFormula } from "../../lib/csv-formula.ts";
 
 export type FetchResource = "employees" | "leave" | "holidays";
 export type FetchFormat = "jsonl" | "csv";
@@ -63,7 +66,9 @@ export function createLineFormatter(resource: FetchResource, format: FetchFormat
     header: csvLine(columns),
     line: (record) => {
       const row = flattenRecord(record);
-      return csvLine(columns.map((c) => row[c] ?? null));
+      // Only text can start with a formula character: ids, dates, instants, statuses and
+      // calendar keys never do, and numbers and booleans are written as they are.
+      return csvLine(columns.map((c) => (typeof row[c] === "string" ? neutraliseFormula(row[c]) : (row[c] ?? null))));
     },
   };
 }
