@@ -2,12 +2,13 @@
  * What the fault tests (faults.e2e.test.ts) need to make writes really fail. The tests
  * run as root, where chmod stops nothing, so: a read-only bind mount for a read-only file
  * system, a small tmpfs for a full disk, and `setpriv` to run the command line as `nobody`
- * for a read-only file. Run as another user, file permissions already bind, and a file
+ * for a read-only file (an executable of its own, where nobody can reach it). Run as another user, file permissions already bind, and a file
  * size limit (RLIMIT_FSIZE) stands in for the full disk.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { buildExecutable } from "../scripts/build.ts";
 import { CLI, type CliResult } from "./cli-harness.ts";
 
 export const IS_ROOT = process.getuid?.() === 0;
@@ -48,16 +49,41 @@ export function readOnlyView(source: string, target: string): { path: string; un
   return { path: target, undo: () => system(["umount", "-l", target]) };
 }
 
+/**
+ * The command line as `nobody` can run it, when root. The checkout may sit where nobody
+ * cannot go (a clone under /root, or in a 0700 directory from `mktemp -d`), and so may
+ * LEAVEAPI_BIN: so the executable under test is copied, or built from this checkout, into
+ * `dir`, which nobody must be able to reach. Not root: the usual command line.
+ */
+export async function commandForNobody(dir: string): Promise<string[]> {
+  if (!IS_ROOT) return CLI;
+  const closed = ancestors(dir).find((d) => (statSync(d).mode & 0o001) === 0);
+  if (closed) throw new Error(`nobody cannot reach ${dir}: ${closed} is closed to other users; set TMPDIR to a directory they can enter`);
+  const binary = join(dir, "leaveapi");
+  if (process.env.LEAVEAPI_BIN) copyFileSync(process.env.LEAVEAPI_BIN, binary);
+  // Plain (no minify, no bytecode): the quickest build, and the same program.
+  else await buildExecutable({ outfile: binary, minify: false, bytecode: false });
+  chmodSync(binary, 0o755);
+  return [binary];
+}
+
+/** `dir` and every directory above it. */
+function ancestors(dir: string): string[] {
+  const all = [dir];
+  while (dirname(all.at(-1)!) !== all.at(-1)) all.push(dirname(all.at(-1)!));
+  return all;
+}
+
 export interface Limits {
-  /** Run as `nobody` when root, so that file permissions apply. */
-  unprivileged?: boolean;
+  /** Run as `nobody` when root, so that file permissions apply: `command` from commandForNobody. */
+  unprivileged?: { command: string[] };
   /** RLIMIT_FSIZE in bytes: writes past it fail (SIGXFSZ ignored, so the write returns EFBIG). */
   maxFileBytes?: number;
 }
 
 /** Runs the command line under the given limits; resolves when it exits. */
 export async function runLimitedCli(args: string[], limits: Limits = {}): Promise<CliResult> {
-  let cmd = [...CLI, ...args];
+  let cmd = [...(limits.unprivileged?.command ?? CLI), ...args];
   if (limits.maxFileBytes !== undefined) cmd = ["sh", "-c", `trap '' XFSZ; exec "$@"`, "sh", "prlimit", `--fsize=${limits.maxFileBytes}`, ...cmd];
   if (limits.unprivileged && IS_ROOT) cmd = ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...cmd];
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "" } });

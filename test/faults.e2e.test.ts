@@ -13,7 +13,7 @@ import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, runCli, runJson, scratchDir, startServer } from "./cli-harness.ts";
 import { fetchToken, type Provisioned } from "./serve-fixture.ts";
-import { countImported, IS_ROOT, isOneClearLine, mountTmpfs, readOnlyView, runLimitedCli, snapshotTables, writeEmployees } from "./fault-helpers.ts";
+import { commandForNobody, countImported, IS_ROOT, isOneClearLine, mountTmpfs, readOnlyView, runLimitedCli, snapshotTables, writeEmployees } from "./fault-helpers.ts";
 
 const EXAMPLES = join(import.meta.dir, "../examples/import");
 const cleanups: (() => void)[] = [];
@@ -121,16 +121,17 @@ describe("a database that cannot be written", () => {
     const p = await provision(file);
     const rows = join(dir, "rows.jsonl");
     writeEmployees(rows, "RO", NEW_ROWS);
+    const command = await commandForNobody(dir);
     const result = await whileServing(p, async () => {
       chmodSync(file, 0o444);
       cleanups.push(() => chmodSync(file, 0o644));
-      return runLimitedCli([...p.db, "import", "--org", p.organisationId, "--kind", "employees", rows], { unprivileged: true });
+      return runLimitedCli([...p.db, "import", "--org", p.organisationId, "--kind", "employees", rows], { unprivileged: { command } });
     });
     expect(result.code).toBe(1);
     expect(isOneClearLine(result.stderr, file)).toBe(true);
     expect(result.stderr).toMatch(/readonly|read-only|unable to open/);
     expect(countImported(file, "RO")).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   test(`a read-only file system (${IS_ROOT ? "a read-only bind mount" : "no write permission"}): one clear line, nothing written; reads go on`, async () => {
     const dir = scratch();
