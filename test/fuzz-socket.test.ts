@@ -67,6 +67,7 @@ test("what Bun refuses or drops before our code runs, exactly as SECURITY.md lis
   const bare = (status: number) => ({ status, head: `http/1.1 ${status} ${status === 400 ? "bad request" : status === 431 ? "request header fields too large" : "http version not supported"}\r\nconnection: close`, body: "" });
   expect(await send("FOO /v1/employees HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
   expect(await send("get /v1/employees HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
+  expect(await send("CONNECT ?x HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
   expect(await send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual(bare(400));
   expect(await send("GET /healthz HTTP/1.1\r\n\r\n")).toEqual(bare(400));
   expect(await send("GET /a b HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual(bare(505));
@@ -81,7 +82,7 @@ test(`seeded raw-socket fuzz: our JSON or a listed Bun refusal, never a 5xx or a
     const report = await runSocketFuzz(port, generateCases(seed, CASES, fixtures, port), { concurrency: 4, timeoutMs: CASE_TIMEOUT_MS, replay });
     ran += report.cases;
     const statuses = [...report.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s || "closed"}×${n}`).join(" ");
-    console.log(`socket fuzz, seed ${seed}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} closed by Bun (unknown methods); statuses ${statuses}`);
+    console.log(`socket fuzz, seed ${seed}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun; statuses ${statuses}`);
     expect(report.failures).toEqual([]);
     // The generator still reaches every kind of outcome and the main rows of DECISIONS §3.
     expect(report.outcomes.json).toBeGreaterThan(report.cases / 2);
