@@ -65,6 +65,9 @@ function metricsUrl(req: Request): URL | null {
   return url instanceof URL && url.pathname === METRICS_PATH && !urlCarriesCredentials(url) ? url : null;
 }
 
+/** What the log shows as the route of a failure outside the handler. */
+export const UNEXPECTED_ROUTE = "[unexpected error]";
+
 /**
  * The JSON 500 with the headers every answer carries, for a failure outside the handler:
  * logged with its request id and the error's name and message, secrets redacted; never
@@ -88,9 +91,6 @@ export function answerUnexpectedError(error: unknown, log: (entry: RequestLogEnt
   }
   return finish(errorResponse(serverError()), requestId, false);
 }
-
-/** What the log shows as the route of a failure outside the handler. */
-export const UNEXPECTED_ROUTE = "[unexpected error]";
 
 /** `fetch`, with anything it throws answered by answerUnexpectedError instead of Bun. */
 function guarded(fetch: BunFetch, log: (entry: RequestLogEntry) => void): BunFetch {
