@@ -3,7 +3,8 @@
  * server's `clientError` event, and without a listener Node closes the connection or
  * writes a bare 400. `toNodeClientErrorListener(handler)` answers with the project's JSON
  * instead, a method the parser does not know (`FOO`, `get`) through the handler, so that
- * it gets the 405 or 404 its path gives (DECISIONS §9: any other method, however spelled):
+ * it gets the 405 or 404 its path gives (docs/api.md, "HTTP behaviour": any other method,
+ * however spelled):
  *
  *   const server = createServer(toNodeListener(handler));
  *   server.on("clientError", toNodeClientErrorListener(handler));

@@ -1,6 +1,6 @@
 /**
  * Writes the benchmark's import files: an organisation's employees and annual-leave
- * bookings as JSONL, in the import format of DECISIONS §11, ready for `leaveapi import`.
+ * bookings as JSONL, in the import format of docs/cli.md, ready for `leaveapi import`.
  *
  *   bun bench/generate.ts --employees 10000 --bookings 1000000 --out DIR [--seed 7]
  *

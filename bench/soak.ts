@@ -26,7 +26,7 @@ import type { SoakJob, SoakLoad } from "./soak-driver.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [process.execPath, join(ROOT, "scripts/cli.ts")];
-/** What must never appear in a log line (OAUTH-NOTES D6). */
+/** What must never appear in a log line (docs/cli.md, "serve"). */
 const FORBIDDEN_IN_LOGS = ["svcs_", "svct_", "Authorization", "Bearer ", "Basic "];
 const RSS_TOLERANCE = 0.1;
 

@@ -1,6 +1,6 @@
 /**
  * The one error the client throws for anything the API (or the network) refused. It
- * carries the API's error body (DECISIONS §3) so callers can branch on `status` and
+ * carries the API's error body (docs/api.md, "Errors") so callers can branch on `status` and
  * `error`, and show `error_description`, which is written for a person.
  */
 

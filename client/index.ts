@@ -53,7 +53,10 @@ export interface LeaveApiClient {
   leaveRequests(query: LeaveRequestsQuery): AsyncIterable<LeaveBooking>;
   /** Public holidays of the calendars the organisation observes and its closure days, in date order. */
   holidays(query: HolidaysQuery): Promise<HolidayEntry[]>;
-  /** Incremental sync (DECISIONS §6); see client/sync.ts for how to keep a mirror exact. */
+  /**
+   * Incremental sync (docs/api.md, "Incremental sync"); see client/sync.ts for how to keep
+   * a mirror exact.
+   */
   sync(options?: SyncOptions): Promise<SyncResult>;
 }
 

@@ -16,7 +16,7 @@ export async function* eachRecord<T>(getPage: (cursor: string | undefined) => Pr
   }
 }
 
-/** `to` may be at most this many days after `from` in one request (api-spec §8). */
+/** `to` may be at most this many days after `from` in one request (docs/api.md, "Limits"). */
 export const MAX_RANGE_DAYS = 400;
 
 export interface DateWindow {

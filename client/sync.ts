@@ -1,10 +1,11 @@
 /**
- * Incremental sync, the recipe of DECISIONS §6: note the time before the first request;
- * ask for `updated_since` = the previous sync's start minus a few seconds of clock skew;
- * page through to the end. Any change committed after the previous sync read past it has
- * an `updated_at` at or after that start (less the skew, which also covers a write that
- * began just before the start and committed after), so it is never missed, even when a
- * booking's `start_date` moves while a pass is paging (DECISIONS §5).
+ * Incremental sync, the recipe of docs/api.md, "Incremental sync": note the time before the
+ * first request; ask for `updated_since` = the previous sync's start minus a few seconds of
+ * clock skew; page through to the end. Any change committed after the previous sync read
+ * past it has an `updated_at` at or after that start (less the skew, which also covers a
+ * write that began just before the start and committed after), so it is never missed, even
+ * when a booking's `start_date` moves while a pass is paging (docs/api.md, "Paging,
+ * ordering and cursors").
  *
  * Deletions: the API never returns a deleted record, not even to `updated_since` (nor the
  * bookings of a deleted employee). A sync therefore cannot report a deletion. To keep a

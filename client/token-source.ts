@@ -1,8 +1,8 @@
 /**
- * Access tokens, obtained once and shared: one token serves every call until shortly
- * before it expires (api-spec §5.4: reuse, don't request one per call; the API allows 10
- * token requests a minute), and however many calls need a new one at the same moment,
- * one token request is in flight (single-flight), and they all get its answer.
+ * Access tokens, obtained once and shared: one token serves every call until shortly before
+ * it expires (docs/api.md, "Using a token": reuse, don't request one per call; the API
+ * allows 10 token requests a minute), and however many calls need a new one at the same
+ * moment, one token request is in flight (single-flight), and they all get its answer.
  */
 import { errorFromResponse } from "./errors.ts";
 import type { Transport } from "./transport.ts";

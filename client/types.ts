@@ -1,7 +1,8 @@
 /**
- * The records the API returns, as JSON (DECISIONS §1): every field always present, unknown
- * values `null`, date-times as RFC 3339 strings in UTC with milliseconds. These are the
- * types of lib/api-schemas.ts, the schemas the OpenAPI document is generated from.
+ * The records the API returns, as JSON (docs/api.md, "Rules for every record"): every field
+ * always present, unknown values `null`, date-times as RFC 3339 strings in UTC with
+ * milliseconds. These are the types of lib/api-schemas.ts, the schemas the OpenAPI document
+ * is generated from.
  */
 import type { EmployeeJson, LeaveBookingJson } from "../lib/api-schemas.ts";
 import type { LeaveStatus } from "../lib/records.ts";
@@ -16,7 +17,7 @@ export type LeaveBooking = LeaveBookingJson;
 
 export type LeaveType = LeaveBooking["leave_type"];
 
-/** One page of a list endpoint (api-spec §2.4). */
+/** One page of a list endpoint (docs/api.md, "Pages"). */
 export interface Page<T> {
   has_more: boolean;
   next_cursor: string | null;

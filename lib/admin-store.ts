@@ -31,8 +31,9 @@ export interface EmployeeCalendarFacts {
 }
 
 /**
- * Writes of one import, all inside one transaction. Upserts write only what changed, so
- * an identical re-import moves no `updated_at` (DECISIONS §6); each returns counts.
+ * Writes of one import, all inside one transaction. Upserts write only what changed, so an
+ * identical re-import moves no `updated_at` (docs/api.md, "Incremental sync"); each returns
+ * counts.
  */
 export interface ImportWriter {
   upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts>;

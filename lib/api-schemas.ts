@@ -3,7 +3,8 @@
  * of the OpenAPI document's component schemas (server/openapi-schemas.ts converts them) and
  * of the JSON types records.ts returns, so a field added to a response without its schema
  * fails the type check. Strict objects: every field the contract names is present, no other
- * (DECISIONS §1). Descriptions and examples ride along as valibot metadata.
+ * (docs/api.md, "Rules for every record"). Descriptions and examples ride along as valibot
+ * metadata.
  */
 import * as v from "valibot";
 import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_LIFETIME_SECONDS } from "./credentials.ts";
@@ -11,7 +12,7 @@ import { ERROR_CODES } from "./errors.ts";
 import { LEAVE_STATUSES } from "./records.ts";
 import { ALL_SCOPES } from "./scopes.ts";
 
-/** Ids are answered in lower case (DECISIONS §1). */
+/** Ids are answered in lower case (docs/api.md, "Rules for every record"). */
 const Uuid = v.pipe(v.string(), v.uuid(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
 const IsoDate = v.pipe(v.string(), v.isoDate());
 /** What formatInstant writes: RFC 3339 in UTC with milliseconds. */
@@ -106,7 +107,10 @@ export const HolidayList = v.pipe(
   v.description("Not paged. Ordered by date, then public before company, then calendar, then name."),
 );
 
-/** The form of POST /v1/oauth/token. Documentation only: the endpoint reads the form in the order of checks OAUTH-NOTES A17 fixes. */
+/**
+ * The form of POST /v1/oauth/token. Documentation only: the endpoint reads the form in the
+ * order of checks docs/api.md fixes ("Order of checks").
+ */
 export const TokenRequest = v.pipe(
   v.looseObject({
     grant_type: v.picklist(["client_credentials"]),

@@ -12,7 +12,7 @@ export const CLIENT_ID_PATTERN = /^svcc_[0-9a-f]{24}$/;
 export const CLIENT_SECRET_PATTERN = /^svcs_[A-Za-z0-9_-]{43}$/;
 export const ACCESS_TOKEN_PATTERN = /^svct_[A-Za-z0-9_-]{43}$/;
 
-/** Seconds an access token lives (api-spec §5.4, §8). */
+/** Seconds an access token lives (docs/api.md, "Using a token"). */
 export const TOKEN_LIFETIME_SECONDS = 3600;
 
 export type RandomBytes = (length: number) => Uint8Array;

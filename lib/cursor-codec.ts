@@ -1,5 +1,5 @@
 /**
- * Opaque, signed paging cursors (DECISIONS §5).
+ * Opaque, signed paging cursors (docs/api.md, "Paging, ordering and cursors").
  *
  * A cursor is base64url of `mac(16) ‖ json`, where json is `[binding, ...position]`. The
  * binding is a digest of organisation, endpoint and filters, so a cursor cannot be

@@ -113,7 +113,10 @@ function parseAnyInstant(text: string): number | null {
   return seconds * 1000 + millis;
 }
 
-/** RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z` (DECISIONS §1). */
+/**
+ * RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z` (docs/api.md, "Rules for
+ * every record").
+ */
 export function formatInstant(ms: number): string {
   return new Date(ms).toISOString();
 }

@@ -1,10 +1,13 @@
 /**
  * The error model: every request error is one `ApiError`, and every code the API can
  * answer with is defined here, so the status, body and headers of an error are decided
- * in one place (DECISIONS §3).
+ * in one place (docs/api.md, "Errors").
  */
 
-/** Every `error` code the API answers with; the status goes with the situation (DECISIONS §3). */
+/**
+ * Every `error` code the API answers with; the status goes with the situation (docs/api.md,
+ * "Statuses and codes").
+ */
 export const ERROR_CODES = [
   "invalid_request",
   "unsupported_grant_type",

@@ -1,7 +1,8 @@
 /**
- * Holiday rules (README, "Holidays"): which calendars an organisation observes, which public
- * holidays apply (an imported set replaces the shipped one for its calendar and year,
- * for that organisation only), and how public and company entries are merged and ordered.
+ * Holiday rules (docs/api.md, "Holidays"): which calendars an organisation observes, which
+ * public holidays apply (an imported set replaces the shipped one for its calendar and
+ * year, for that organisation only), and how public and company entries are merged and
+ * ordered.
  */
 import { closureHolidayEntry, publicHolidayEntry, type ClosureDayRecord, type HolidayEntry } from "./records.ts";
 import { shippedPublicHolidays, type PublicHoliday, type PublicHolidaySource } from "./public-holidays.ts";
@@ -36,7 +37,7 @@ export async function effectivePublicHolidays(
 
 const TYPE_RANK = { public: 0, company: 1 } as const;
 
-/** Date, then public before company, then calendar, then name (DECISIONS §5). */
+/** Date, then public before company, then calendar, then name (docs/api.md, "Holidays"). */
 export function compareHolidays(a: HolidayEntry, b: HolidayEntry): number {
   if (a.date !== b.date) return a.date < b.date ? -1 : 1;
   if (a.type !== b.type) return TYPE_RANK[a.type] - TYPE_RANK[b.type];

@@ -1,5 +1,5 @@
 /**
- * Rows of a holidays import (DECISIONS §8, §11): `type: "company"` rows are the
+ * Rows of a holidays import (docs/cli.md, "Holidays files"): `type: "company"` rows are the
  * organisation's closure days, keyed by `id` or else by what they are (date, name, scope),
  * so re-importing the same closure updates it; `type: "public"` rows are one calendar's
  * public holiday on one date. The fields of the other type must be null or absent, except

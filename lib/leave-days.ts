@@ -1,8 +1,8 @@
 /**
- * How many leave days a booking takes when the import does not say (DECISIONS §7):
- * Monday–Friday dates in the range, minus the days off the employee has anyway (public
- * holidays of their calendar, company closure days that apply to them), minus half a day
- * for each half-day end that falls on a counted date.
+ * How many leave days a booking takes when the import does not say (docs/api.md, "Leave
+ * bookings"): Monday–Friday dates in the range, minus the days off the employee has anyway
+ * (public holidays of their calendar, company closure days that apply to them), minus half
+ * a day for each half-day end that falls on a counted date.
  */
 import { parseDate, formatDay, weekdayOfDay } from "./dates.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Shipped public holidays, from the maintained `date-holidays` dataset (README,
+ * Shipped public holidays, from the maintained `date-holidays` dataset (docs/api.md,
  * "Holidays"): a calendar key `CC` or `CC-RRR` is a country and optionally one of its
  * states or regions; only type `public` is kept, one entry per date (the first the
  * dataset lists), substitute days included.

@@ -1,8 +1,9 @@
 /**
  * The records the API returns, as the store hands them over (instants as epoch
  * milliseconds), and their exact v1 JSON shapes: every field the contract names, no other,
- * unknown values as `null` (DECISIONS §1). The JSON types come from lib/api-schemas.ts, the
- * schemas the OpenAPI document is generated from, so the two cannot disagree.
+ * unknown values as `null` (docs/api.md, "Rules for every record"). The JSON types come
+ * from lib/api-schemas.ts, the schemas the OpenAPI document is generated from, so the two
+ * cannot disagree.
  */
 import type { EmployeeJson, HolidayEntryJson, LeaveBookingJson } from "./api-schemas.ts";
 import { formatInstant } from "./dates.ts";
@@ -102,7 +103,8 @@ export function leaveBookingJson(b: LeaveBookingRecord): LeaveBookingJson {
     start_date: b.start_date,
     end_date: b.end_date,
     start_half_day: b.start_half_day,
-    // A period means nothing without its half-day flag (DECISIONS §7), whatever was stored.
+    // A period means nothing without its half-day flag (docs/api.md, "Leave bookings"),
+    // whatever was stored.
     start_half_period: b.start_half_day ? b.start_half_period : null,
     end_half_day: b.end_half_day,
     end_half_period: b.end_half_day ? b.end_half_period : null,

@@ -1,7 +1,7 @@
 /**
- * Query parameters of the data endpoints (DECISIONS §4), validated with valibot. Unknown
- * and repeated parameters are refused, so a typo such as `update_since` cannot silently
- * widen an answer; every failure is a 400 that names the parameter.
+ * Query parameters of the data endpoints (docs/api.md, "Query parameters"), validated with
+ * valibot. Unknown and repeated parameters are refused, so a typo such as `update_since`
+ * cannot silently widen an answer; every failure is a 400 that names the parameter.
  *
  * The same schemas document the parameters: server/openapi.ts turns them into the OpenAPI
  * document's parameters. A `check` has no JSON Schema form, so every pipe with one also

@@ -1,4 +1,7 @@
-/** Scopes: the three read scopes, in the one order responses list them (DECISIONS §2). */
+/**
+ * Scopes: the three read scopes, in the one order responses list them (docs/api.md, "POST
+ * /v1/oauth/token").
+ */
 
 export const ALL_SCOPES = ["employees:read", "holidays:read", "leave:read"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];

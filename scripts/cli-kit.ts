@@ -1,7 +1,7 @@
 /**
- * The command line's plumbing: errors that carry an exit code (DECISIONS §10: 1 for a
- * failure, 2 for bad usage), option parsing on node:util, and output that is either one
- * JSON document (--json) or lines for a person.
+ * The command line's plumbing: errors that carry an exit code (docs/cli.md, "Exit status,
+ * errors and output": 1 for a failure, 2 for bad usage), option parsing on node:util, and
+ * output that is either one JSON document (--json) or lines for a person.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 

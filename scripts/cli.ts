@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * The `leaveapi` executable (DECISIONS §10). Global options may stand anywhere on the
+ * The `leaveapi` executable (docs/cli.md). Global options may stand anywhere on the
  * line; each command parses its own. Exit 0 on success, 1 when a command fails, 2 on bad
  * usage; errors go to stderr as one clear line each.
  */

@@ -1,7 +1,7 @@
 /**
- * Opens the store the global options name (DECISIONS §10): `--database-url` / DATABASE_URL
- * for Postgres, else `--db` / LEAVEAPI_DB for SQLite, default ./leaveapi.sqlite. Every
- * command creates or upgrades the schema as it opens the store.
+ * Opens the store the global options name (docs/cli.md, "Global options"): `--database-url`
+ * / DATABASE_URL for Postgres, else `--db` / LEAVEAPI_DB for SQLite, default
+ * ./leaveapi.sqlite. Every command creates or upgrades the schema as it opens the store.
  */
 import { openPostgresStore } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/sqlite.ts";

@@ -1,7 +1,7 @@
 /**
- * Bearer authentication of the data endpoints (RFC 6750, DECISIONS §3): which failures are
- * 401 with a bare challenge, 401 with `error="invalid_token"`, 400 `invalid_request`, or
- * 403 `insufficient_scope`.
+ * Bearer authentication of the data endpoints (RFC 6750; docs/api.md, "Statuses and
+ * codes"): which failures are 401 with a bare challenge, 401 with `error="invalid_token"`,
+ * 400 `invalid_request`, or 403 `insufficient_scope`.
  */
 import { ApiError } from "../lib/errors.ts";
 import { ACCESS_TOKEN_PATTERN, digestSecret } from "../lib/credentials.ts";

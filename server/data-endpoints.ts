@@ -76,7 +76,8 @@ export async function listEmployeesEndpoint({ store, grant, url }: DataContext):
 }
 
 export async function getEmployeeEndpoint({ store, grant, url }: DataContext, rawId: string): Promise<Response> {
-  // This endpoint takes no query parameters; any is refused like a typo on the lists (DECISIONS §4).
+  // This endpoint takes no query parameters; any is refused like a typo on the lists
+  // (docs/api.md, "Query parameters").
   readQuery(url, []);
   const id = parseEmployeeId(rawId);
   const employee = await store.findEmployee(grant.organisation_id, id);

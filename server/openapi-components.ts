@@ -1,7 +1,7 @@
 /**
  * The reusable parts of the OpenAPI document other than body schemas and parameters (those
  * are generated from valibot, server/openapi-schemas.ts): security schemes, headers and the
- * error responses. Each error response says when the API sends it (DECISIONS §3), so a
+ * error responses. Each error response says when the API sends it (docs/api.md, "Errors"), so a
  * client can tell retryable failures from its own mistakes.
  */
 import { MAX_HEADER_BYTES, MAX_URL_BYTES } from "./request-limits.ts";

@@ -1,6 +1,6 @@
 /**
  * POST /v1/oauth/token: the client-credentials grant, in the order of checks that
- * OAUTH-NOTES A17 and DECISIONS §2–3 fix: request syntax, then client authentication
+ * docs/api.md fixes ("Order of checks"): request syntax, then client authentication
  * (failures, and only failures, limited per address), then the per-client rate limit,
  * then grant type, API access and scope.
  */
@@ -24,7 +24,7 @@ export const TOKEN_BODY_LIMIT = 4096;
 const PROTOCOL_PARAMS = ["grant_type", "scope", "client_id", "client_secret"] as const;
 
 export interface TokenLimits {
-  /** Token requests per client per window (api-spec §5.9: 10 per minute). */
+  /** Token requests per client per window (docs/api.md, "Rate limits": 10 per minute). */
   perClient: number;
   /** Failed client authentications per remote address per window. */
   failuresPerAddress: number;

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication of the data endpoints (RFC 6750; DECISIONS §3; OAUTH-NOTES C):
+ * Bearer authentication of the data endpoints (RFC 6750; docs/api.md, "Statuses and codes"):
  * the exact status, error code and challenge for each kind of failure, token expiry on the
  * fake clock, scope per endpoint, and the order authentication → scope → parameters → lookup.
  * Each test has its own world.

@@ -1,5 +1,5 @@
 /**
- * The command line as an operator meets it (DECISIONS §10): real child processes, exit
+ * The command line as an operator meets it (docs/cli.md): real child processes, exit
  * codes 0/1/2, one clear stderr line per error, --json documents, --help everywhere.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,9 +1,9 @@
 /**
- * constantTimeEqual (lib/credentials.ts), which compares client-secret digests and
- * cursor MACs: right answers wherever two strings differ, and a shape that cannot return
- * early, so its time depends on the lengths alone (DECISIONS §2). Timing itself is too
- * noisy to test; the code's shape is checked instead: one loop over the longer length,
- * no early exit, one return after it.
+ * constantTimeEqual (lib/credentials.ts), which compares client-secret digests and cursor
+ * MACs: right answers wherever two strings differ, and a shape that cannot return early, so
+ * its time depends on the lengths alone (docs/api.md, "Getting credentials"). Timing itself
+ * is too noisy to test; the code's shape is checked instead: one loop over the longer
+ * length, no early exit, one return after it.
  */
 import { describe, expect, test } from "bun:test";
 import { constantTimeEqual, digestSecret } from "../lib/credentials.ts";

@@ -1,6 +1,7 @@
 /**
  * GET /v1/employees and GET /v1/employees/{id}: the exact record shape, tenancy, soft
- * deletes, (updated_at, id) order, filters and keyset paging (DECISIONS §1, §4, §5, §6).
+ * deletes, (updated_at, id) order, filters and keyset paging (docs/api.md: "Rules for every
+ * record", "Query parameters", "Paging, ordering and cursors", "Incremental sync").
  */
 import { describe, expect, test } from "bun:test";
 import { authorisedOrganisation, employee, seed } from "./support.ts";

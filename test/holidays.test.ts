@@ -1,6 +1,7 @@
 /**
  * GET /v1/holidays: observed calendars, shipped and imported public holidays, company
- * closures, the `calendar` and `type` filters and the order of entries (DECISIONS §5, §8).
+ * closures, the `calendar` and `type` filters and the order of entries (docs/api.md,
+ * "Holidays").
  */
 import { describe, expect, test } from "bun:test";
 import { authorisedOrganisation, employee, seed } from "./support.ts";

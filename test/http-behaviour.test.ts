@@ -1,7 +1,7 @@
 /**
- * HTTP behaviour shared by every answer (DECISIONS §3, §9): the common headers, request
- * ids, HEAD, no CORS, no redirects, 404/405 for paths and methods, the order of checks,
- * and the public /healthz and /v1/openapi.json.
+ * HTTP behaviour shared by every answer (docs/api.md, "Errors" and "HTTP behaviour"): the
+ * common headers, request ids, HEAD, no CORS, no redirects, 404/405 for paths and methods,
+ * the order of checks, and the public /healthz and /v1/openapi.json.
  */
 import { describe, expect, test } from "bun:test";
 import { authorisedOrganisation, createWorld, employee, seed } from "./support.ts";
@@ -11,7 +11,7 @@ import { expectError, freshWorld } from "./data-fixtures.ts";
 const LEAVE = "/v1/leave-requests?from=2026-03-01&to=2026-03-31";
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** The headers DECISIONS §9 puts on every response, and never a CORS header. */
+/** The headers every response carries, and never a CORS header (docs/api.md, "HTTP behaviour"). */
 function expectCommonHeaders(res: Response, hasBody = true): void {
   expect(res.headers.get("cache-control")).toBe("no-store");
   expect(res.headers.get("x-content-type-options")).toBe("nosniff");

@@ -1,6 +1,7 @@
 /**
  * GET /v1/leave-requests: the exact booking shape, annual leave only, tenancy and deletes,
- * inclusive overlap, filters, (start_date, id) order and paging (DECISIONS §1, §5–§7).
+ * inclusive overlap, filters, (start_date, id) order and paging (docs/api.md: "Rules for
+ * every record", "Paging, ordering and cursors", "Incremental sync", "Leave bookings").
  */
 import { describe, expect, test } from "bun:test";
 import { ANNUAL, SICK, authorisedOrganisation, booking, employee, seed } from "./support.ts";

@@ -1,8 +1,9 @@
 /**
- * The request log of a real `leaveapi serve` (issue 4, OAUTH-NOTES D6): after a full
- * session, with every endpoint, query strings, both client authentication methods, bad
- * tokens, a token in the URL and failed authentications, everything the process wrote to
- * stdout and stderr is searched for what must never be there.
+ * The request log of a real `leaveapi serve` (issue 4; docs/cli.md, "serve": never a secret
+ * in a log): after a full session, with every endpoint, query strings, both client
+ * authentication methods, bad tokens, a token in the URL and failed authentications,
+ * everything the process wrote to stdout and stderr is searched for what must never be
+ * there.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { runCli, startServer } from "./cli-harness.ts";

@@ -1,7 +1,8 @@
 /**
- * Query parameters of every data endpoint (DECISIONS §4, §5): unknown and repeated names,
- * limit, updated_since and date-range syntax, and cursors that were not made for the
- * request they come with. Every failure is 400 invalid_request naming the parameter.
+ * Query parameters of every data endpoint (docs/api.md, "Query parameters" and "Paging,
+ * ordering and cursors"): unknown and repeated names, limit, updated_since and date-range
+ * syntax, and cursors that were not made for the request they come with. Every failure is
+ * 400 invalid_request naming the parameter.
  */
 import { describe, expect, test } from "bun:test";
 import { authorisedOrganisation, booking, employee, seed } from "./support.ts";

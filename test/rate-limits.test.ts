@@ -1,5 +1,5 @@
 /**
- * Token endpoint rate limits (api-spec §5.9, §8; DECISIONS §2): 10 requests per client per
+ * Token endpoint rate limits (docs/api.md, "Rate limits"): 10 requests per client per
  * rolling 60 s, counting every request whose client authentication succeeded, and 60
  * failed authentications per remote address per rolling 60 s, a limit that refuses
  * further failures only, never valid credentials. Time moves on the fake clock only.

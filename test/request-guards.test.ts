@@ -1,5 +1,6 @@
 /**
- * What every path checks first (DECISIONS §3, §4, §9): credentials in the URL (400 before
+ * What every path checks first (docs/api.md: "Order of checks", "Query
+ * parameters", "HTTP behaviour"): credentials in the URL (400 before
  * anything else), then the method (405 with `Allow`), no CORS headers, and the public
  * RFC 8414 metadata. Each test has its own world.
  */

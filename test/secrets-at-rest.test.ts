@@ -1,9 +1,10 @@
 /**
- * Secrets at rest (DECISIONS §2, issue 8): after a full session (credentials created,
- * tokens issued by Basic and by form, tokens used, wrong secrets and unknown tokens
- * presented, credentials revoked, API access switched off and on), every cell of every
- * table of the store is read, and no client secret or token is there in plain text:
- * only their SHA-256 digests. Runs on SQLite, and on Postgres with LEAVEAPI_TEST_STORE.
+ * Secrets at rest (docs/api.md, "Getting credentials"; issue 8): after a full session
+ * (credentials created, tokens issued by Basic and by form, tokens used, wrong secrets and
+ * unknown tokens presented, credentials revoked, API access switched off and on), every
+ * cell of every table of the store is read, and no client secret or token is there in plain
+ * text: only their SHA-256 digests. Runs on SQLite, and on Postgres with
+ * LEAVEAPI_TEST_STORE.
  */
 import { expect, test } from "bun:test";
 import { sql, type Kysely } from "kysely";

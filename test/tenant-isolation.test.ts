@@ -1,10 +1,11 @@
 /**
- * Tenant isolation as a property (DECISIONS §1, issue 8): random employees, bookings,
- * closure days and imported public holidays for three organisations, which share
- * employee, booking and leave-type ids on purpose (the keys are per organisation). Then,
- * for each organisation, every endpoint with every filter combination, paged to the end:
- * every record belongs to the asker, lists hold exactly the asker's matching records,
- * another organisation's employee id is 404, and another organisation's cursor is 400.
+ * Tenant isolation as a property (docs/api.md, "Rules for every record"; issue 8): random
+ * employees, bookings, closure days and imported public holidays for three organisations,
+ * which share employee, booking and leave-type ids on purpose (the keys are per
+ * organisation). Then, for each organisation, every endpoint with every filter combination,
+ * paged to the end: every record belongs to the asker, lists hold exactly the asker's
+ * matching records, another organisation's employee id is 404, and another organisation's
+ * cursor is 400.
  *
  * Every name a record carries starts with its organisation's marker, so a record that
  * strays into another organisation's answer is seen at once. FUZZ_SEED replays a run.

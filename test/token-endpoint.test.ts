@@ -1,7 +1,7 @@
 /**
  * POST /v1/oauth/token: the success answer, client authentication (Basic as real clients
  * encode it, form-body credentials), the failures of authentication, grant type and scope
- * (api-spec §2.5, §4.1, §5; DECISIONS §2–3; OAUTH-NOTES A, B). Each test has its own world.
+ * (docs/api.md, "Credentials and tokens" and "Errors"). Each test has its own world.
  */
 import { describe, expect, test } from "bun:test";
 import * as oauth from "oauth4webapi";
@@ -187,7 +187,7 @@ describe("form-body client authentication (client_secret_post)", () => {
     await expectError(res, 400, "invalid_request");
   });
 
-  test("Basic plus the same client_id in the body is accepted (OAUTH-NOTES A11)", async () => {
+  test('Basic plus the same client_id in the body is accepted (docs/api.md, "POST /v1/oauth/token")', async () => {
     const { world, client } = await worldWithClient();
     const res = await postToken(world, {
       authorization: clientBasic(client),

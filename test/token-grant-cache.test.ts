@@ -1,6 +1,6 @@
 /**
- * The SQL store reuses a live token's grant for a few seconds (findToken), within the
- * 5 s that DECISIONS §2 allows another instance to take to refuse a revoked token. What
+ * The SQL store reuses a live token's grant for a few seconds (findToken): docs/api.md
+ * ("Using a token") says a revoked token may be honoured for up to 3 s. What
  * must still hold: revocation and switching API access off through the same store take
  * effect at once; a token saved by another instance works at once (nothing negative is
  * kept); another instance's revocation is seen within 5 s.

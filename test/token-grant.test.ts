@@ -1,6 +1,6 @@
 /**
- * POST /v1/oauth/token after the request is read: grant type and scope (DECISIONS §2–3,
- * OAUTH-NOTES A3, A7, A8, A15–A17). Each test has its own world.
+ * POST /v1/oauth/token after the request is read: grant type and scope (docs/api.md,
+ * "POST /v1/oauth/token" and "Order of checks"). Each test has its own world.
  */
 import { describe, expect, test } from "bun:test";
 import type { Scope } from "../lib/scopes.ts";

@@ -1,7 +1,8 @@
 /**
  * POST /v1/oauth/token: how the request itself is read, before any client is looked at
- * (DECISIONS §2–3, OAUTH-NOTES A2–A6, A17): content type, body encoding and size, repeated
- * and unknown parameters, and the empty query string. Each test has its own world.
+ * (docs/api.md, "POST /v1/oauth/token" and "Order of checks"): content type, body encoding
+ * and size, repeated and unknown parameters, and the empty query string. Each test has its
+ * own world.
  */
 import { describe, expect, test } from "bun:test";
 import { createClient, createOrganisation, createWorld } from "./support.ts";

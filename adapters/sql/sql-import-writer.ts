@@ -1,9 +1,10 @@
 /**
  * The import writer of the SQL store: every write of one import, inside one transaction.
- * Upserts read the stored digests first and write only new or changed rows, so an
- * identical re-import leaves every `updated_at` where it was (DECISIONS §6). Statements
- * are compiled once per shape (batch-statements.ts), of the sizes the dialect prefers
- * (`importRows`); on SQLite, new bookings wait for one sorted insert (staged-inserts.ts).
+ * Upserts read the stored digests first and write only new or changed rows, so an identical
+ * re-import leaves every `updated_at` where it was (docs/api.md, "Incremental sync").
+ * Statements are compiled once per shape (batch-statements.ts), of the sizes the dialect
+ * prefers (`importRows`); on SQLite, new bookings wait for one sorted insert
+ * (staged-inserts.ts).
  */
 import { sql, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
@@ -196,7 +197,8 @@ export class SqlImportWriter implements ImportWriter {
       holiday_calendar: r.holiday_calendar,
     }));
     // A deleted employee's bookings are hidden; brought back, they are visible again, so
-    // their updated_at must move or an incremental sync would never see them (DECISIONS §6).
+    // their updated_at must move or an incremental sync would never see them (docs/api.md,
+    // "Incremental sync").
     for (const batch of chunks(revived)) {
       await this.db
         .updateTable("leave_bookings")
@@ -265,7 +267,8 @@ export class SqlImportWriter implements ImportWriter {
           .where("organisation_id", "=", organisationId)
           .where("id", "=", t.id)
           .execute();
-        // Bookings embed their leave type, so what a client sees of them changed too (DECISIONS §6).
+        // Bookings embed their leave type, so what a client sees of them changed too
+        // (docs/api.md, "Incremental sync").
         await this.db
           .updateTable("leave_bookings")
           .set({ updated_at: now })

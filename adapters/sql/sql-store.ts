@@ -274,10 +274,10 @@ export class SqlStore implements Store {
   /**
    * Live grants by token digest, each for GRANT_CACHE_MS: a data request then needs no
    * token query (a round trip on Postgres, a third of a page's database time there).
-   * DECISIONS §2 lets another instance take up to 5 s to refuse a revoked token; revoking
-   * or switching API access off through this store forgets them all at once (forgetGrants).
-   * Only live grants are kept: an unknown token is asked of the database every time, so a
-   * token just issued by another instance works here at once.
+   * docs/api.md ("Using a token") lets another process honour a revoked token this long;
+   * revoking or switching API access off through this store forgets them all at once
+   * (forgetGrants). Only live grants are kept: an unknown token is asked of the database
+   * every time, so a token just issued by another instance works here at once.
    */
   private readonly grants = new Map<string, { grant: AccessTokenGrant; until: number }>();
   /** Moves on every forgetGrants(), so a lookup that raced a revocation is not kept. */

@@ -89,7 +89,7 @@ export class StagedInserts {
 
 /**
  * The most rows staged at once: their fingerprints are the one thing held in memory for
- * each (16 bytes), and an import's memory must not grow with its file (DECISIONS §11).
+ * each (16 bytes), and an import's memory must not grow with its file (docs/cli.md, "import").
  * A larger import is inserted in sorted runs of this many.
  */
 const STAGE_LIMIT = 1_000_000;

@@ -153,8 +153,9 @@ export function hostReads(db: Database) {
       if (q.employeeId !== undefined) where.and("s.public_id = ?", q.employeeId);
       if (q.updatedSince !== undefined) where.and("max(a.modified, k.modified) >= ?", isoOf(q.updatedSince));
       if (q.after) where.and("(a.first_day, a.public_id) > (?, ?)", q.after.startDate, q.after.id);
-      // Renaming an absence kind changes every booking the API shows with it, so a booking's
-      // updated_at is the later of its own change and its kind's (DECISIONS §6).
+      // Renaming an absence kind changes every booking the API shows with it, so a
+      // booking's updated_at is the later of its own change and its kind's (docs/api.md,
+      // "Incremental sync").
       const sql = `select a.public_id, s.public_id as staff_id, k.public_id as kind_id, k.label, k.category, k.paid,
           a.first_day, a.last_day, a.first_half, a.last_half, a.day_count, a.state, a.requested, a.decided, a.withdrawn,
           max(a.modified, k.modified) as modified

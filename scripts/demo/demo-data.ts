@@ -1,8 +1,8 @@
 /**
  * The demo organisation's records, as import records in the API's own field names
- * (DECISIONS §11): employees, two years of leave around a reference date, and company
- * closures. Generated from a seeded PRNG, so the same seed and `today` always give the
- * same records; bookings carry no `days`, so the importer computes them.
+ * (docs/cli.md, "The import format"): employees, two years of leave around a reference
+ * date, and company closures. Generated from a seeded PRNG, so the same seed and `today`
+ * always give the same records; bookings carry no `days`, so the importer computes them.
  */
 import { formatDay, formatInstant, parseDate, weekdayOfDay } from "../../lib/dates.ts";
 import { shippedPublicHolidays } from "../../lib/public-holidays.ts";

@@ -1,4 +1,4 @@
-/** `serve --demo`: working credentials for a newcomer, printed on stderr (DECISIONS §10). */
+/** `serve --demo`: working credentials for a newcomer, printed on stderr (docs/cli.md, "serve"). */
 import { mintClient } from "../../lib/credentials.ts";
 import { ALL_SCOPES } from "../../lib/scopes.ts";
 import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";

@@ -1,5 +1,5 @@
 /**
- * The request log (OAUTH-NOTES D6): one line per request on stdout, JSON for log
+ * The request log (docs/cli.md, "serve"): one line per request on stdout, JSON for log
  * collectors or one readable line on a terminal. It only ever writes the fields of a
  * `RequestLogEntry`, which the handler fills without secrets, tokens, headers or query
  * strings; nothing else from the request reaches it.
