@@ -1,6 +1,6 @@
 /**
  * One import record, validated and normalised into what the import writer stores
- * (DECISIONS §11). A record is an object from JSON, or a CSV row already turned into an
+ * (docs/cli.md, "The import format"). A record is an object from JSON, or a CSV row already turned into an
  * object of strings and nulls (`text: true`: booleans and numbers are then read from text).
  *
  * - Field names are the API's own. A field this kind does not have is refused, so a typo
@@ -259,7 +259,7 @@ function bookingRow(
   return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
 }
 
-/** A half-day period is `am`/`pm` exactly when its flag is true (DECISIONS §7). */
+/** A half-day period is `am`/`pm` exactly when its flag is true (docs/api.md, "Leave bookings"). */
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
   if (half && period === null) problems.push({ field: `${end}_half_period`, problem: `is required (am or pm) when ${end}_half_day is true` });
   if (!half && period !== null) problems.push({ field: `${end}_half_period`, problem: `must be null when ${end}_half_day is not true` });

@@ -1,7 +1,7 @@
 /**
  * Credentials in a URL end up in proxy logs, browser history and Referer headers, so any
  * URL that carries one is refused before anything else and never logged as it is
- * (DECISIONS §4, RFC 6750 §2.3, RFC 6749 §2.3.1).
+ * (docs/api.md, "Query parameters"; RFC 6750 §2.3, RFC 6749 §2.3.1).
  *
  * "Carries one" is read generously: the markers in any case, after percent-decoding
  * repeatedly (`%2573vct_` is `%73vct_` to a proxy that decodes once, `svct_` to one that

@@ -2,7 +2,7 @@
  * The one handler: `(Request) => Promise<Response>`, like Hono's `app.fetch`. The server,
  * the Node bridge, Deno and the tests all call this same function.
  *
- * Order of checks (DECISIONS §3): a Host or target that makes no URL (400;
+ * Order of checks (docs/api.md, "Order of checks"): a Host or target that makes no URL (400;
  * request-target.ts) → URL and header size (414, 431; request-limits.ts) → credentials in
  * the URL (400) → unknown path (404) or wrong method (405) → authentication (401) →
  * scope (403) → parameters (400) → lookup (404). Nothing a request carries can make this
@@ -215,7 +215,7 @@ export function createHandler(options: HandlerOptions): Handler {
         if (!(error instanceof ApiError)) failure = error;
         response = errorResponse(error instanceof ApiError ? error : error instanceof StoreUnavailableError ? storeUnavailable() : serverError());
       }
-      // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1, OAUTH-NOTES B5).
+      // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1).
       if (target.pathname === `${basePath}/v1/oauth/token`) response.headers.set("Pragma", "no-cache");
     } else {
       response = errorResponse(target);

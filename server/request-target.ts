@@ -1,6 +1,6 @@
 /**
  * The URL of a request, checked before anything reads it: a `Host` header or request
- * target that cannot make an http(s) URL is a 400 `invalid_request` (DECISIONS §3, §9),
+ * target that cannot make an http(s) URL is a 400 `invalid_request` (docs/api.md, "HTTP behaviour"),
  * never an exception that escapes the handler. Runtimes build `req.url` from the Host
  * header as they see fit (Bun falls back to the bare path for some bad Hosts, keeps
  * `a:99999` for others), so the Host is checked itself, against its grammar, and then

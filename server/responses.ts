@@ -1,5 +1,5 @@
 /**
- * Response construction: the headers every answer carries (DECISIONS §9) and the one
+ * Response construction: the headers every answer carries (docs/api.md, "HTTP behaviour") and the one
  * place an `ApiError` becomes a JSON body.
  */
 import type { ApiError } from "../lib/errors.ts";

@@ -2,7 +2,7 @@
  * Property-based fuzzing of every endpoint through the one handler (issue 8): random
  * paths, methods, query strings, Authorization headers, X-Request-Id values, token
  * request bodies and content types. Every answer must have the status fuzz-oracle.ts
- * derives from DECISIONS §2–§4, never a 3xx or 5xx, the headers of §9, and for an error
+ * derives from docs/api.md ("Credentials and tokens", "Errors", "Query parameters"), never a 3xx or 5xx, the headers of "HTTP behaviour", and for an error
  * the JSON body `{error, error_description[, param]}`.
  *
  * 10,000 cases a run (7,000 + 3,000), from a fixed seed: FUZZ_SEED=N replays another run,
@@ -42,7 +42,7 @@ function fail(what: string, req: Request, expected: Expected, res: Response, bod
   throw new Error(`${what}\n  ${req.method} ${req.url}\n  authorization: ${JSON.stringify(req.headers.get("authorization"))}\n  expected ${JSON.stringify(expected)}\n  got ${res.status} ${JSON.stringify(body)} ${JSON.stringify([...res.headers])}`);
 }
 
-/** Everything an answer must satisfy beyond its status: DECISIONS §3 bodies and §9 headers. */
+/** Everything an answer must satisfy beyond its status: the error bodies and headers of docs/api.md. */
 async function checkAnswer(req: Request, res: Response, expected: Expected): Promise<Record<string, unknown> | null> {
   seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
   const text = await res.text();
@@ -132,7 +132,7 @@ async function dataWorld(): Promise<{ world: TestWorld; fixtures: FuzzFixtures; 
 
 const paddingArb = fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 7800, max: 8400 }) });
 
-test(`every path, method, query and Authorization header: the status DECISIONS §3 lists, never a 5xx (${DATA_RUNS} cases)`, async () => {
+test(`every path, method, query and Authorization header: the status docs/api.md lists, never a 5xx (${DATA_RUNS} cases)`, async () => {
   const { world, fixtures, facts } = await dataWorld();
   const property = fc.asyncProperty(methodArb, pathArb(fixtures), queryString(fixtures), bearerHeader(fixtures), requestIdArb, paddingArb, async (method, path, query, authorization, requestId, padding) => {
     const headers = new Headers();
@@ -148,7 +148,7 @@ test(`every path, method, query and Authorization header: the status DECISIONS �
   await check(property, DATA_RUNS);
 }, 120_000);
 
-test(`token requests of every body, content type and Authorization: the status DECISIONS §2–§3 give (${TOKEN_RUNS} cases)`, async () => {
+test(`token requests of every body, content type and Authorization: the status docs/api.md gives (${TOKEN_RUNS} cases)`, async () => {
   const world = await createWorld();
   const enabled = await createOrganisation(world, "On Ltd");
   const disabledOrg = await createOrganisation(world, "Off Ltd", false);

@@ -1,9 +1,9 @@
 /**
- * The fuzzer's oracle: for any request, the answer DECISIONS §2–§4 and §9 (and the size
+ * The fuzzer's oracle: for any request, the answer docs/api.md gives (and the size
  * limits of issue 8) require, worked out from the request itself by rules written from
  * those sections, not by calling the code under test. HTTP whitespace is SP and HTAB
  * (RFC 9110), a form body is decoded strictly (RFC 6749 appendix B), and the order of
- * checks is DECISIONS §3's.
+ * checks is docs/api.md's ("Order of checks").
  */
 import { ALL_SCOPES } from "../lib/scopes.ts";
 import { LEAVE_STATUSES } from "../lib/records.ts";
@@ -251,7 +251,7 @@ export function strictForm(body: Uint8Array): Map<string, string[]> | null {
 const FORM_TYPE = /^application\/x-www-form-urlencoded$/i;
 const PROTOCOL = ["grant_type", "scope", "client_id", "client_secret"];
 
-/** DECISIONS §2–§3 for POST /v1/oauth/token with this body and Authorization meaning (rate limits never reached). */
+/** docs/api.md, "POST /v1/oauth/token", for POST /v1/oauth/token with this body and Authorization meaning (rate limits never reached). */
 export function expectedToken(req: Request, body: Uint8Array, basic: BasicMeaning, clients: Map<string, ClientFacts>): Expected {
   const base = expectedData(req, { tokens: new Map(), ownEmployeeIds: new Set(), cursors: new Map() });
   if (base.status !== 400 || req.method !== "POST" || new URL(req.url).pathname !== "/v1/oauth/token") return base;

@@ -84,7 +84,7 @@ test(`seeded raw-socket fuzz: our JSON or a listed Bun refusal, never a 5xx or a
     const statuses = [...report.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s || "closed"}×${n}`).join(" ");
     console.log(`socket fuzz, seed ${seed}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun; statuses ${statuses}`);
     expect(report.failures).toEqual([]);
-    // The generator still reaches every kind of outcome and the main rows of DECISIONS §3.
+    // The generator still reaches every kind of outcome and the main rows of docs/api.md, "Statuses and codes".
     expect(report.outcomes.json).toBeGreaterThan(report.cases / 2);
     if (report.cases >= 1000) for (const status of [200, 400, 401, 404, 405, 414, 431, 505]) expect(report.statuses.get(status) ?? 0).toBeGreaterThan(0);
   }

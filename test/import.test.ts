@@ -1,7 +1,7 @@
 /**
  * The import pipeline end to end on a fresh in-memory store: every format, all-or-nothing
  * with every bad row named as FILE:LINE: field, stable ids and updated_at across
- * re-imports, soft deletes, computed days and public-holiday overrides (DECISIONS §6–8, §11).
+ * re-imports, soft deletes, computed days and public-holiday overrides (docs/cli.md, "The import format").
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -13,7 +13,7 @@
  * broken, chunked right or broken) and a pipelined second request.
  *
  * The oracle, SECURITY.md "At the edge": every answer is the project's JSON with the
- * headers of DECISIONS §9 and never a 5xx, or one of Bun's own bare refusals (400, 431,
+ * headers of docs/api.md, "HTTP behaviour", and never a 5xx, or one of Bun's own bare refusals (400, 431,
  * 505: a status line and `Connection: close`, nothing else); a request whose bytes are
  * valid HTTP/1.1 with a method Bun knows always gets the JSON; a method Bun does not know
  * gets the connection closed, and nothing else does; no case takes longer than the
@@ -353,7 +353,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** The answers that are not JSON, by path: the reference page, its script, the Prometheus metrics. */
 const NOT_JSON = new Map([[DOCS_PATH, "text/html"], [DOCS_SCRIPT_PATH, "application/javascript"], [METRICS_PATH, "text/plain; version=0.0.4"]]);
 
-/** Why this response is not the project's JSON as DECISIONS §3 and §9 describe it, or null. */
+/** Why this response is not the project's JSON as docs/api.md describes it, or null. */
 function jsonProblem(c: SocketCase, answer: Answer, first: boolean): string | null {
   const h = answer.headers;
   if (answer.status >= 500) return `a ${answer.status}`;

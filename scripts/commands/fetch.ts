@@ -2,7 +2,7 @@
  * `leaveapi fetch`: for integrators. Reads one endpoint of a running leaveapi through the
  * official client (client/) and writes every record to JSON Lines or CSV, paging through;
  * with `--state FILE`, only what changed since the previous run (the sync recipe of
- * DECISIONS §6). Talks HTTP only: the global --db / --database-url do not apply.
+ * docs/api.md, "Incremental sync"). Talks HTTP only: the global --db / --database-url do not apply.
  */
 import { LeaveApiError, createClient, syncPoint, type LeaveApiClient } from "../../client/index.ts";
 import { LEAVE_STATUSES } from "../../lib/records.ts";

@@ -1,4 +1,4 @@
-/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE` (DECISIONS §11). */
+/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE` (docs/cli.md, "The import format"). */
 import { isUuid } from "../../lib/ids.ts";
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command } from "../cli-kit.ts";

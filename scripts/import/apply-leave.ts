@@ -1,5 +1,5 @@
 /**
- * Leave-booking rows of a leave import (DECISIONS §7, §11). Per batch: each booking's
+ * Leave-booking rows of a leave import (docs/cli.md, "Leave files"). Per batch: each booking's
  * leave type must agree with every earlier row naming the same type id; its employee
  * must exist, not deleted, in the organisation; a `days` the file left out is computed
  * from the employee's calendar and department. An employee's facts are read once per

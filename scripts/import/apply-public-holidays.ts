@@ -1,5 +1,5 @@
 /**
- * Public-holiday rows of a holidays import (DECISIONS §8, §11). Rows are grouped per
+ * Public-holiday rows of a holidays import (docs/cli.md, "Holidays files"). Rows are grouped per
  * (calendar, year); each group replaces the organisation's imported set for that
  * calendar and year, which in turn replaces the shipped set, for this organisation only.
  * Rows marked `deleted: true` are left out of the set; a group whose rows are all

@@ -1,5 +1,5 @@
 /**
- * The dates a booking never counts (DECISIONS §7), as seen inside the import's
+ * The dates a booking never counts (docs/api.md, "Leave bookings"), as seen inside the import's
  * transaction: the effective public holidays of the employee's calendar (the
  * organisation's imported set for a year, else the shipped one) and the company closure
  * days that apply to the employee's department. Closure days are read once per import;

@@ -1,6 +1,6 @@
 /**
  * `leaveapi import`: one file (or stdin) of one kind into one organisation, whole or not
- * at all (DECISIONS §11).
+ * at all (docs/cli.md, "Errors and transactions").
  *
  * Records stream from the file and are validated one by one, then checked against the
  * store and written in batches of BATCH_SIZE, all inside one transaction. Every invalid

@@ -2,7 +2,7 @@
  * What stands between Bun.serve and the one handler: the client's address (from the
  * socket, or from a trusted proxy's X-Forwarded-For), and `GET /metrics`, routed before
  * the handler so that lib/ and server/ know nothing of Prometheus. A /metrics answer
- * carries the headers every response carries (DECISIONS §9) and is logged and counted
+ * carries the headers every response carries (docs/api.md, "HTTP behaviour") and is logged and counted
  * like any other request.
  *
  * Nothing a client sends can make these functions throw (SECURITY.md, "At the edge"): a
