@@ -33,6 +33,7 @@ import {
 } from "./data-endpoints.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
+import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
@@ -56,13 +57,15 @@ export interface HandlerOptions {
   /**
    * The public base URL of the API (no trailing slash) that metadata and the OpenAPI
    * document print, used as given: it already includes any path prefix. By default the
-   * request's own origin followed by `basePath`.
+   * request's own origin followed by `basePath`. Its path also gives a metadata address:
+   * `/.well-known/oauth-authorization-server<issuer's path>` (RFC 8414 §3.1).
    */
   issuer?: string;
   /**
    * A path prefix to serve under, e.g. "/hr-api" → `/hr-api/v1/employees`; anything
-   * outside it is 404. Path segments of letters, digits and `-._~`, no trailing slash.
-   * By default the API is served at the root.
+   * outside it is 404 but the metadata's RFC 8414 §3.1 address,
+   * `/.well-known/oauth-authorization-server/hr-api` (docs/embedding.md). Path segments
+   * of letters, digits and `-._~`, no trailing slash. By default the API is served at the root.
    */
   basePath?: string;
   /** Milliseconds since the epoch; pass a fake clock in tests. */
@@ -133,6 +136,13 @@ export function createHandler(options: HandlerOptions): Handler {
     return endpoint({ store, grant, url: state.url, publicHolidays }, req);
   };
 
+  const metadata = (route: string, state: RequestState) => {
+    state.route = route;
+    only(DATA_METHODS, state);
+    return json(200, authorizationServerMetadata(issuerFor(state.url)));
+  };
+  const metadataOutsideBase = insertedMetadataPaths(basePath, options.issuer);
+
   const router = IttyRouter<Routed, [RequestState]>({ base: basePath });
   router
     .all("/v1/oauth/token", (req, state) => {
@@ -162,11 +172,7 @@ export function createHandler(options: HandlerOptions): Handler {
       only(DATA_METHODS, state);
       return json(200, openApiFor(issuerFor(state.url)));
     })
-    .all("/.well-known/oauth-authorization-server", (req, state) => {
-      state.route = "/.well-known/oauth-authorization-server";
-      only(DATA_METHODS, state);
-      return json(200, authorizationServerMetadata(issuerFor(state.url)));
-    })
+    .all(METADATA_PATH, (req, state) => metadata(METADATA_PATH, state))
     .all(DOCS_PATH, (req, state) => {
       state.route = DOCS_PATH;
       only(DATA_METHODS, state);
@@ -195,6 +201,8 @@ export function createHandler(options: HandlerOptions): Handler {
     }
     // One spelling per resource: a trailing slash is another, unknown path (never a redirect).
     if (url.pathname.length > 1 && url.pathname.endsWith("/")) throw notFound();
+    // RFC 8414 §3.1 discovery under a prefix (docs/embedding.md, "Mounting under a path prefix").
+    if (metadataOutsideBase.has(url.pathname)) return metadata(url.pathname, state);
     if (!isUnderBasePath(url.pathname, basePath)) throw notFound();
     return (await router.fetch(req, state)) as Response;
   };

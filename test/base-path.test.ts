@@ -1,11 +1,13 @@
 /**
  * Mounting under a prefix: `basePath: "/hr-api"` serves every endpoint below it and nothing
  * outside it, the links the API prints (RFC 8414 metadata, OpenAPI servers and tokenUrl)
- * carry the prefix, and the refusal of credentials in a URL still comes before anything else.
+ * carry the prefix, the metadata is also at its RFC 8414 §3.1 address
+ * (`/.well-known/oauth-authorization-server/hr-api`), and the refusal of credentials in a
+ * URL still comes before anything else.
  */
 import { describe, expect, test } from "bun:test";
 import { DOCS_PATH, DOCS_SCRIPT_PATH } from "../server/docs-page.ts";
-import { createHandler } from "../server/handler.ts";
+import { createHandler, type HandlerOptions, type RequestLogEntry } from "../server/handler.ts";
 import { openSqliteStore } from "../adapters/sqlite.ts";
 import { BASE, basicHeader, booking, createClient, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
@@ -123,5 +125,112 @@ describe("basePath", () => {
     const token = await get(`${PREFIX}/v1/oauth/token?client_secret=x`, { method: "POST" });
     expect(token.status).toBe(400);
     expect(token.headers.get("Pragma")).toBe("no-cache");
+  });
+});
+
+describe("RFC 8414 §3.1 discovery under the prefix", () => {
+  const INSERTED = `/.well-known/oauth-authorization-server${PREFIX}`;
+
+  /**
+   * The handler itself, beside the world's: the inserted address lies outside the server URL
+   * that openapi.json describes, so the conformance check cannot judge it; the tests instead
+   * compare it with the prefixed address, which that check does judge.
+   */
+  async function discoveryWorld(options: Partial<HandlerOptions> = {}) {
+    const world = await createWorld({ basePath: PREFIX, ...options });
+    const logged: RequestLogEntry[] = [];
+    const handler = createHandler({ store: world.store, now: world.clock.now, basePath: PREFIX, ...options, log: (e) => logged.push(e) });
+    const raw = (path: string, init: RequestInit = {}) => handler(new Request(BASE + path, init), { remoteAddress: "127.0.0.1" });
+    return { world, raw, logged };
+  }
+
+  const headersOf = (res: Response) => [...res.headers].filter(([name]) => name !== "x-request-id");
+
+  test("answers GET and HEAD with the very document and headers of the prefixed address", async () => {
+    const { world, raw, logged } = await discoveryWorld();
+    const prefixed = await world.call(`${PREFIX}/.well-known/oauth-authorization-server`);
+    const inserted = await raw(INSERTED);
+    expect(inserted.status).toBe(200);
+    expect(headersOf(inserted)).toEqual(headersOf(prefixed));
+    const body = (await inserted.json()) as Record<string, string>;
+    expect(body).toEqual((await prefixed.json()) as Record<string, string>);
+    expect(body.issuer).toBe(`${BASE}${PREFIX}`);
+    expect(body.token_endpoint).toBe(`${BASE}${PREFIX}/v1/oauth/token`);
+    expect(logged.map((e) => e.route)).toEqual([INSERTED]);
+
+    const head = await raw(INSERTED, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(headersOf(head)).toEqual(headersOf(await world.call(`${PREFIX}/.well-known/oauth-authorization-server`, { method: "HEAD" })));
+    expect(await head.text()).toBe("");
+  });
+
+  test("refuses other methods with the prefixed address's 405", async () => {
+    const { world, raw } = await discoveryWorld();
+    for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      const prefixed = await world.call(`${PREFIX}/.well-known/oauth-authorization-server`, { method });
+      const inserted = await raw(INSERTED, { method });
+      expect({ method, status: inserted.status }).toEqual({ method, status: 405 });
+      expect(headersOf(inserted)).toEqual(headersOf(prefixed));
+      expect(await inserted.json()).toEqual(await prefixed.json());
+    }
+  });
+
+  test("answers nothing else outside the prefix", async () => {
+    const { raw } = await discoveryWorld();
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      `${INSERTED}/`,
+      `${INSERTED}x`,
+      `${INSERTED}/v1/employees`,
+      `${INSERTED}/.well-known/oauth-authorization-server`,
+      "/.well-known/oauth-authorization-server/hr",
+      "/.well-known/oauth-authorization-server/other",
+      `/.well-known/openid-configuration${PREFIX}`,
+      `/.well-known${PREFIX}`,
+      `/v1/oauth/token${PREFIX}`,
+    ]) {
+      const res = await raw(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    }
+    const secret = await raw(`${INSERTED}?client_secret=x`);
+    expect(secret.status).toBe(400);
+  });
+
+  test("without a basePath nothing changes", async () => {
+    const world = await createWorld();
+    expect((await world.call("/.well-known/oauth-authorization-server")).status).toBe(200);
+    for (const path of [INSERTED, `/hr-api/.well-known/oauth-authorization-server`]) {
+      expect({ path, status: (await world.call(path)).status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  test("with an issuer, also at the address its own path gives, for a proxy that rewrites the prefix", async () => {
+    const issuer = "https://api.example.com/public/hr";
+    const { raw } = await discoveryWorld({ issuer });
+    for (const path of [INSERTED, "/.well-known/oauth-authorization-server/public/hr"]) {
+      const res = await raw(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect(((await res.json()) as Record<string, string>).issuer).toBe(issuer);
+    }
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/public", "/public/hr/.well-known/oauth-authorization-server"]) {
+      expect({ path, status: (await raw(path)).status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  test("an issuer's terminating slash is dropped (RFC 8414 §3.1), and an issuer at the root adds no address", async () => {
+    const trailing = await discoveryWorld({ issuer: "https://api.example.com/public/hr/" });
+    expect((await trailing.raw("/.well-known/oauth-authorization-server/public/hr")).status).toBe(200);
+    const root = await discoveryWorld({ issuer: "https://api.example.com/" });
+    expect((await root.raw(INSERTED)).status).toBe(200);
+    expect((await root.raw("/.well-known/oauth-authorization-server")).status).toBe(404);
+  });
+
+  test("an issuer with a path and no basePath: a proxy that strips the prefix passes discovery through", async () => {
+    const world = await createWorld();
+    const handler = createHandler({ store: world.store, now: world.clock.now, issuer: "https://api.example.com/leave" });
+    const res = await handler(new Request(`${BASE}/.well-known/oauth-authorization-server/leave`));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Record<string, string>).issuer).toBe("https://api.example.com/leave");
+    expect((await handler(new Request(`${BASE}/.well-known/oauth-authorization-server`))).status).toBe(200);
   });
 });
