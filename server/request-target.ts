@@ -27,14 +27,20 @@ export const BAD_TARGET_ROUTE = "[bad request target]";
  * paths and a second Host (joined as `a, b`) all fail.
  */
 export function isValidHost(value: string): boolean {
+  // A server sees the same few Host values over and over: remember the last good one.
+  if (value === lastValidHost) return true;
   const match = HOST_FIELD.exec(value);
   if (match === null) return false;
   const port = match[1];
   if (port !== undefined && port !== "" && Number(port) > MAX_PORT) return false;
   // What the grammar allows but a URL does not (`a%20b`, a malformed IPv6 address) is no
   // host either, whichever way the runtime builds `req.url` from it.
-  return parseUrl(`http://${value}/`) !== null;
+  if (parseUrl(`http://${value}/`) === null) return false;
+  lastValidHost = value;
+  return true;
 }
+
+let lastValidHost: string | undefined;
 
 /** `new URL(text)`, or null where it would throw (URL.parse is not in Node 20). */
 export function parseUrl(text: string): URL | null {

@@ -20,28 +20,28 @@ async function documents(baseUrl: string, host: string): Promise<{ tokenEndpoint
   return { tokenEndpoint: metadata.token_endpoint, server: openapi.servers[0]!.url };
 }
 
+/** The documents a server started with `how` prints for a request with this Host. */
+async function documentsFrom(how: Parameters<typeof startServer>[1], host: string) {
+  const server = await startServer(p.db, how);
+  try {
+    return await documents(server.baseUrl, host);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+}
+
 test("--public-url and LEAVEAPI_PUBLIC_URL pin the documents against a forged Host", async () => {
   for (const how of [{ serveArgs: ["--public-url", "https://leave.example.com/"] }, { env: { LEAVEAPI_PUBLIC_URL: "https://leave.example.com" } }]) {
-    const server = await startServer(p.db, how);
-    try {
-      expect(await documents(server.baseUrl, "attacker.example")).toEqual({
-        tokenEndpoint: "https://leave.example.com/v1/oauth/token",
-        server: "https://leave.example.com",
-      });
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
+    expect(await documentsFrom(how, "attacker.example")).toEqual({
+      tokenEndpoint: "https://leave.example.com/v1/oauth/token",
+      server: "https://leave.example.com",
+    });
   }
 }, 30_000);
 
 test("without it, the documents follow the request's origin", async () => {
-  const server = await startServer(p.db);
-  try {
-    expect(await documents(server.baseUrl, "leave.internal:8080")).toEqual({
-      tokenEndpoint: "http://leave.internal:8080/v1/oauth/token",
-      server: "http://leave.internal:8080",
-    });
-  } finally {
-    expect(await server.stop()).toBe(0);
-  }
+  expect(await documentsFrom({}, "leave.internal:8080")).toEqual({
+    tokenEndpoint: "http://leave.internal:8080/v1/oauth/token",
+    server: "http://leave.internal:8080",
+  });
 }, 30_000);

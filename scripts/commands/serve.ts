@@ -21,7 +21,7 @@ import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
-const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
+const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--public-url URL] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
 /** How much longer than its own drain the parent waits for its workers before killing them. */
 const WORKER_GRACE_MS = 5000;
 
