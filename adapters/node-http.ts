@@ -8,18 +8,22 @@
  *
  * Express: `app.use("/hr-api", listener)` works with the same `basePath`, since Express's
  * `originalUrl` (the path before it stripped the mount point) is preferred over `url`.
- * Mount it before any body parser: the token endpoint reads the raw form body itself.
+ * Mount it before any body parser: the token endpoint reads the raw form body itself. A
+ * body a parser already read is taken from `req.body` where it can be rebuilt, and answered
+ * with a 500 naming the fix where it cannot (docs/embedding.md, "Body parsers").
  *
  * What Node's HTTP parser refuses never reaches a request listener: node-client-error.ts
  * answers it (`server.on("clientError", toNodeClientErrorListener(handler))`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { emitWarning } from "node:process";
 import type { TLSSocket } from "node:tls";
 import type { Handler } from "../server/handler.ts";
 import { clientAddress } from "../server/client-address.ts";
 import { errorResponse, finish, requestIdFor } from "../server/responses.ts";
 import { badHost, badTarget, isValidHost, parseUrl } from "../server/request-target.ts";
 import { ApiError } from "../lib/errors.ts";
+import { isFormContentType } from "../lib/token-request.ts";
 
 export interface NodeListenerOptions {
   /**
@@ -45,8 +49,6 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   let onData: ((chunk: Uint8Array) => void) | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      // Already read by someone else (a body parser): nothing more will come.
-      if (req.readableEnded) return controller.close();
       onData = (chunk) => {
         controller.enqueue(chunk);
         if ((controller.desiredSize ?? 0) <= 0) req.pause();
@@ -64,6 +66,71 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
       req.resume();
     },
   });
+}
+
+/** An IncomingMessage after a body parser (express.raw/text/urlencoded, body-parser) ran. */
+type ParsedRequest = IncomingMessage & { body?: unknown };
+
+const BODY_PARSER_FIX =
+  "A body parser of the host application read this request's body before leaveapi, and left a form leaveapi cannot rebuild: " +
+  'mount leaveapi before any body parser (docs/embedding.md, "Body parsers").';
+let warnedOfBodyParser = false;
+
+/** The 500 for a form body a parser consumed beyond repair; the server's log is told once where the fix is. */
+function bodyAlreadyRead(): ApiError {
+  if (!warnedOfBodyParser) {
+    warnedOfBodyParser = true;
+    emitWarning(BODY_PARSER_FIX, { code: "LEAVEAPI_BODY_ALREADY_READ" });
+  }
+  return new ApiError(500, "server_error", BODY_PARSER_FIX);
+}
+
+/** A parsed form (body-parser's `urlencoded`) as form text: only names with string values, or arrays of them, come back whole. */
+function reencodeForm(parsed: unknown): string | null {
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const prototype = Object.getPrototypeOf(parsed);
+  if (prototype !== Object.prototype && prototype !== null) return null;
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(parsed)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    for (const one of values) {
+      if (typeof one !== "string") return null;
+      form.append(name, one);
+    }
+  }
+  return form.toString();
+}
+
+/**
+ * The body of a request whose stream something before the bridge already read, as bytes
+ * from what it left in `req.body`: a Buffer (`express.raw`) or a string (`express.text`)
+ * as it is, a flat parsed form (`express.urlencoded`) re-encoded. `null` when no body was
+ * sent, or when it is not a form, the only body the API reads (docs/api.md, "POST
+ * /v1/oauth/token"): the handler then answers as it would have. A form that cannot be rebuilt (none
+ * left, nested fields) is the 500 naming the fix.
+ */
+function bodyLeftByParser(req: ParsedRequest, headers: Headers): Uint8Array<ArrayBuffer> | null | ApiError {
+  const parsed = req.body;
+  // A copy: a Buffer may be a view into Node's shared pool.
+  if (parsed instanceof Uint8Array) return new Uint8Array(parsed);
+  if (typeof parsed === "string") return new TextEncoder().encode(parsed);
+  const sent = headers.has("transfer-encoding") || Number(headers.get("content-length") ?? "0") > 0;
+  if (!sent || !isFormContentType(headers.get("content-type"))) return null;
+  const form = reencodeForm(parsed);
+  return form === null ? bodyAlreadyRead() : new TextEncoder().encode(form);
+}
+
+/**
+ * The body to hand over: the stream itself while nobody has read it, else what a parser
+ * left (with the headers made to describe those bytes, already decoded and counted anew).
+ */
+function requestBody(req: ParsedRequest, headers: Headers): ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null | ApiError {
+  if (!req.readableEnded) return bodyStream(req);
+  const body = bodyLeftByParser(req, headers);
+  if (body instanceof ApiError) return body;
+  for (const name of ["content-encoding", "transfer-encoding", "content-length"]) headers.delete(name);
+  if (body !== null) headers.set("content-length", String(body.byteLength));
+  return body;
 }
 
 /** The request's headers as a web Headers; a field a Headers cannot hold is left out. */
@@ -129,7 +196,10 @@ interface BridgedRequest {
   method: string;
 }
 
-/** A web Request for `req`, or the 400 when its target or Host cannot make a URL. */
+/**
+ * A web Request for `req`, or the 400 when its target or Host cannot make a URL, or the
+ * 500 when a body parser left a form that cannot be rebuilt.
+ */
 function webRequest(req: IncomingMessage, signal: AbortSignal): BridgedRequest | ApiError {
   const original = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
   const target = typeof original === "string" ? original : (req.url ?? "/");
@@ -141,7 +211,11 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): BridgedRequest |
   const method = req.method ?? "GET";
   const requestMethod = requestMethodFor(method);
   const init: StreamingRequestInit = { method: requestMethod, headers, signal, duplex: "half" };
-  if (requestMethod !== "GET" && requestMethod !== "HEAD") init.body = bodyStream(req);
+  if (requestMethod !== "GET" && requestMethod !== "HEAD") {
+    const body = requestBody(req, headers);
+    if (body instanceof ApiError) return body;
+    init.body = body;
+  }
   return { request: new Request(url, init), method };
 }
 

@@ -4,24 +4,54 @@
  * the bridge hands over and writes back is seen exactly.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
+// @ts-expect-error express ships no types and @types/express is no dev dependency: the parts used here are typed below.
+import expressUntyped from "express";
 import { connect, type AddressInfo } from "node:net";
 import { toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
 import { toNodeClientErrorListener } from "../adapters/node-client-error.ts";
 import { createMemoryStore } from "../adapters/memory-store.ts";
 import { createHandler, type Handler, type RequestInfo, type RequestLogEntry } from "../server/handler.ts";
 
+/** body-parser's middleware shape, which Express's parsers have. */
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+type ParserOptions = { type?: string; extended?: boolean };
+const express = expressUntyped as {
+  (): ((req: IncomingMessage, res: ServerResponse) => void) & { use(paths: string[], listener: Middleware): void };
+  urlencoded(options?: ParserOptions): Middleware;
+  json(options?: ParserOptions): Middleware;
+  text(options?: ParserOptions): Middleware;
+  raw(options?: ParserOptions): Middleware;
+};
+
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function serve(handler: Handler, options?: NodeListenerOptions): Promise<{ base: string; port: number }> {
-  const server = createServer(toNodeListener(handler, options));
+/** Listens on a free port of 127.0.0.1; afterEach closes the server. */
+async function listen(server: Server): Promise<{ base: string; port: number }> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { base: `http://127.0.0.1:${port}`, port };
+}
+
+function serve(handler: Handler, options?: NodeListenerOptions): Promise<{ base: string; port: number }> {
+  return listen(createServer(toNodeListener(handler, options)));
+}
+
+/** What echoHandler saw. */
+interface Echo {
+  method: string;
+  url: string;
+  accept: string | null;
+  custom: string | null;
+  contentLength: string | null;
+  contentEncoding: string | null;
+  body: string | null;
+  remoteAddress: string | null;
 }
 
 /** Records what the handler was given and answers with it as JSON. */
@@ -32,9 +62,11 @@ function echoHandler(): Handler {
       url: req.url,
       accept: req.headers.get("accept"),
       custom: req.headers.get("x-custom"),
+      contentLength: req.headers.get("content-length"),
+      contentEncoding: req.headers.get("content-encoding"),
       body: req.method === "GET" ? null : await req.text(),
       remoteAddress: info?.remoteAddress ?? null,
-    });
+    } satisfies Echo);
 }
 
 /** Sends raw bytes and returns everything the server wrote back before closing. */
@@ -83,30 +115,76 @@ describe("toNodeListener", () => {
     expect(seen.remoteAddress).toMatch(/127\.0\.0\.1$/);
   });
 
-  test("prefers Express's originalUrl, the path before a mount point was stripped", async () => {
-    const listener = toNodeListener(echoHandler());
-    const server = createServer((req, res) => {
-      // What `app.use("/hr-api", listener)` does to the request before calling it.
-      Object.assign(req, { originalUrl: req.url, url: req.url!.slice("/hr-api".length) || "/" });
-      listener(req, res);
-    });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const seen = (await (await fetch(`${base}/hr-api/v1/employees?x=1`)).json()) as { url: string };
-    expect(seen.url).toBe(`${base}/hr-api/v1/employees?x=1`);
+  test("under Express's app.use(\"/hr-api\", …) hands over the path before Express stripped the mount point", async () => {
+    const app = express();
+    app.use(["/hr-api", "/.well-known/oauth-authorization-server/hr-api"], toNodeListener(echoHandler()));
+    const { base } = await listen(createServer(app));
+    const seen = async (path: string) => ((await (await fetch(base + path)).json()) as { url: string }).url;
+    expect(await seen("/hr-api/v1/employees?x=1")).toBe(`${base}/hr-api/v1/employees?x=1`);
+    expect(await seen("/hr-api")).toBe(`${base}/hr-api`);
+    expect(await seen("/.well-known/oauth-authorization-server/hr-api")).toBe(`${base}/.well-known/oauth-authorization-server/hr-api`);
   });
 
-  test("hands over an empty body, without waiting, when something before it already read the body", async () => {
-    const listener = toNodeListener(echoHandler());
-    const server = createServer((req, res) => {
-      req.resume();
-      req.once("end", () => listener(req, res));
+  describe("after a body parser that already read the body (docs/embedding.md, \"Body parsers\")", () => {
+    const FORM = "grant_type=client_credentials&scope=employees%3Aread+leave%3Aread&scope=a%26b";
+    const FORM_FIELDS: [string, string][] = [["grant_type", "client_credentials"], ["scope", "employees:read leave:read"], ["scope", "a&b"]];
+    const FORM_TYPE = "application/x-www-form-urlencoded";
+    /** Reads the body and keeps nothing of it. */
+    const swallow: Middleware = (req, _res, next) => void req.resume().once("end", next);
+
+    /** A node:http server that runs `middleware` (body-parser's shape) before the bridge, as Express would. */
+    async function behind(middleware: Middleware, handler: Handler = echoHandler()) {
+      const listener = toNodeListener(handler);
+      return listen(createServer((req, res) => middleware(req, res, (error) => (error ? res.writeHead(599).end() : listener(req, res)))));
+    }
+
+    test.each([
+      ["express.urlencoded()", express.urlencoded()],
+      ["express.urlencoded({ extended: true })", express.urlencoded({ extended: true })],
+      ["express.text() for forms", express.text({ type: FORM_TYPE })],
+      ["express.raw() for forms", express.raw({ type: FORM_TYPE })],
+      ["express.json(), which leaves a form alone", express.json()],
+    ])("%s: the handler gets the form that was sent, and a Content-Length that counts it", async (_, parser) => {
+      const { base } = await behind(parser);
+      const seen = (await (await fetch(`${base}/v1/oauth/token`, { method: "POST", headers: { "Content-Type": FORM_TYPE }, body: FORM })).json()) as Echo;
+      expect([...new URLSearchParams(seen.body!)]).toEqual(FORM_FIELDS);
+      expect(seen.contentLength).toBe(String(new TextEncoder().encode(seen.body!).byteLength));
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: "POST", body: "already read" });
-    expect(((await res.json()) as { body: string }).body).toBe("");
+
+    test("a compressed form comes through as the parser inflated it, without its Content-Encoding", async () => {
+      const { base } = await behind(express.urlencoded());
+      const res = await fetch(`${base}/v1/oauth/token`, { method: "POST", headers: { "Content-Type": FORM_TYPE, "Content-Encoding": "gzip" }, body: gzipSync(FORM) });
+      const seen = (await res.json()) as Echo;
+      expect([...new URLSearchParams(seen.body!)]).toEqual(FORM_FIELDS);
+      expect(seen.contentEncoding).toBeNull();
+    });
+
+    test("a form it cannot rebuild (nested fields, or nothing left) gets the JSON 500 that names the fix, before the handler", async () => {
+      let called = 0;
+      const counting: Handler = async () => (called++, new Response("handled"));
+      const nested = "grant_type=client_credentials&a[b]=c";
+      for (const middleware of [express.urlencoded({ extended: true }), swallow]) {
+        const { port } = await behind(middleware, counting);
+        const head = `POST /v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: ${FORM_TYPE}\r\nContent-Length: ${nested.length}\r\nX-Request-Id: bp-1\r\n`;
+        const answer = parseAnswer(await rawRequest(port, `${head}Connection: close\r\n\r\n${nested}`));
+        expect({ status: answer.status, headers: usualHeaders(answer.headers) }).toEqual({ status: 500, headers: USUAL_HEADERS("bp-1") });
+        const body = JSON.parse(answer.body) as { error: string; error_description: string };
+        expect(body.error).toBe("server_error");
+        expect(body.error_description).toContain("mount leaveapi before any body parser");
+        expect(body.error_description).toContain('docs/embedding.md, "Body parsers"');
+      }
+      expect(called).toBe(0);
+    });
+
+    test("a body that is not a form, or none, reaches the handler empty, without waiting", async () => {
+      const { base } = await behind(swallow);
+      const post = (headers: Record<string, string>, body?: string) => fetch(`${base}/v1/oauth/token`, { method: "POST", headers, body }).then((r) => r.json() as Promise<Echo>);
+      expect(await post({ "Content-Type": "text/plain" }, "already read")).toMatchObject({ body: "", contentLength: null });
+      expect(await post({ "Content-Type": FORM_TYPE })).toMatchObject({ body: "" });
+      const json = await behind(express.json());
+      const seen = (await (await fetch(`${json.base}/v1/oauth/token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"grant_type":"client_credentials"}' })).json()) as Echo;
+      expect(seen.body).toBe("");
+    });
   });
 
   test("streams a large request body through", async () => {
