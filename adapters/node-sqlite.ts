@@ -1,10 +1,17 @@
 /**
- * The SQLite store on `node:sqlite` (Deno, Bun, Node 23.11+): the one SQL store
+ * The SQLite store on `node:sqlite` (Deno, Bun, Node 23.11+ and 22.16+): the one SQL store
  * (SqlAdminStore) on Kysely's own SqliteDialect, over `DatabaseSync` shaped the way that
  * dialect expects. The schema and the queries are those of adapters/sqlite.ts, so a file
- * that the `leaveapi` command created and manages is served unchanged from Deno.
+ * that the `leaveapi` command created and manages is served unchanged from Node or Deno.
+ * It is what `leaveapi/sqlite` gives outside Bun (docs/embedding.md, "Entry points").
+ *
+ * node:sqlite is loaded when a store is opened, not when this module is: on a Node
+ * without it (Node 20) importing `leaveapi/sqlite` works and opening a store throws an
+ * error that says what to do, instead of Node's ERR_UNKNOWN_BUILTIN_MODULE at import.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { createRequire } from "node:module";
+import { SqliteUnsupportedError } from "../lib/errors.ts";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
 import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
 import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
@@ -52,8 +59,29 @@ function kyselyDatabase(database: DatabaseSync): SqliteDatabase {
   };
 }
 
+type NodeSqlite = typeof import("node:sqlite");
+
+/** node:sqlite with what this store calls (`columns()` came in Node 22.16 and 23.11), or a clear error. */
+function loadNodeSqlite(): NodeSqlite {
+  const runtime = `${process.release?.name ?? "this runtime"} ${process.version}`;
+  const advice =
+    "use Node 22.16 or later (its built-in node:sqlite), run the app on Bun (leaveapi/sqlite uses bun:sqlite there), or use leaveapi/postgres. " +
+    "The leaveapi command line needs none of this: it runs on the Bun that npm installs with the package";
+  let sqlite: NodeSqlite;
+  try {
+    sqlite = createRequire(import.meta.url)("node:sqlite") as NodeSqlite;
+  } catch {
+    throw new SqliteUnsupportedError(`leaveapi/sqlite needs node:sqlite, which ${runtime} does not have: ${advice}`);
+  }
+  if (typeof sqlite.StatementSync?.prototype?.columns !== "function") {
+    throw new SqliteUnsupportedError(`leaveapi/sqlite needs node:sqlite's StatementSync.columns(), which ${runtime} does not have: ${advice}`);
+  }
+  return sqlite;
+}
+
 /** Opens (creating if needed) a SQLite store through node:sqlite. Call `migrate()` before use. */
 export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminStore {
+  const { DatabaseSync } = loadNodeSqlite();
   const database = new DatabaseSync(options.filename);
   configureSqlite(database, options);
   return sqliteStore(new SqliteDialect({ database: kyselyDatabase(database) }), isUnavailable);

@@ -91,6 +91,18 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * `leaveapi/sqlite` was opened on a runtime without a SQLite it can use (Node 20 has no
+ * node:sqlite); the message says what to do instead. A host's configuration error, not an
+ * outage: nothing to retry.
+ */
+export class SqliteUnsupportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SqliteUnsupportedError";
+  }
+}
+
 export function storeUnavailable(): ApiError {
   return new ApiError(503, "temporarily_unavailable", "The service cannot reach its data store; retry shortly.", {
     headers: { "Retry-After": "5" },
