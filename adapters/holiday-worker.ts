@@ -18,13 +18,16 @@ import type { HolidayAnswer, HolidayQuestion } from "./holiday-thread.ts";
 export const HOLIDAY_TIMEOUT_MS = 15_000;
 
 /**
- * Where the thread's code is. In a binary from `bun build --compile` every module is
- * under /$bunfs/root/ by its path from the project root (scripts/build.ts lists the
- * thread as an entry point of its own), not beside the bundle this code ended up in.
+ * Where the thread's code is. Run from source, beside this file. In a binary from
+ * `bun build --compile` every module is under /$bunfs/root/ by its path from the project
+ * root. In a bundle (dist/lib, the package's library, and dist/cli, its command line) this
+ * code sits in a file one folder below the bundle's root, and the thread, an entry point
+ * of its own (scripts/build-library.ts, scripts/build.ts), is built to adapters/holiday-thread.js.
  */
 function defaultThreadUrl(): URL | string {
-  const beside = new URL("./holiday-thread.ts", import.meta.url);
-  return beside.pathname.startsWith("/$bunfs/") ? "/$bunfs/root/adapters/holiday-thread.ts" : beside;
+  const here = import.meta.url;
+  if (new URL(here).pathname.startsWith("/$bunfs/")) return "/$bunfs/root/adapters/holiday-thread.ts";
+  return here.endsWith(".ts") ? new URL("./holiday-thread.ts", here) : new URL("../adapters/holiday-thread.js", here);
 }
 
 export interface HolidayWorkerOptions {

@@ -1,7 +1,7 @@
 /**
  * `leaveapi`: the public API for a host application. `createHandler` gives the one
  * `(Request) => Promise<Response>` handler; pair it with a Store (`leaveapi/postgres`,
- * `leaveapi/sqlite` on Bun, `leaveapi/memory`, or your own, proved with
+ * `leaveapi/sqlite`, `leaveapi/memory`, or your own, proved with
  * `leaveapi/testing`) and, on Node, with `leaveapi/node`. Runtime-neutral: Bun, Node, Deno.
  *
  * Everything not exported from an entry/ file is internal and may change without notice.
@@ -9,8 +9,11 @@
 export { createHandler } from "../server/handler.ts";
 export type { Handler, HandlerOptions, RequestInfo, RequestLogEntry } from "../server/handler.ts";
 export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../server/token-endpoint.ts";
+/** Shipped public holidays worked out in a worker thread, for `createHandler`'s `publicHolidays` (docs/embedding.md). */
+export { createHolidayWorker, HOLIDAY_TIMEOUT_MS, type HolidayWorker, type HolidayWorkerOptions } from "../adapters/holiday-worker.ts";
+export type { PublicHoliday, PublicHolidaySource } from "../lib/public-holidays.ts";
 
-export { ApiError, StoreUnavailableError, ERROR_CODES, type ErrorBody, type ErrorCode } from "../lib/errors.ts";
+export { ApiError, SqliteUnsupportedError, StoreUnavailableError, ERROR_CODES, type ErrorBody, type ErrorCode } from "../lib/errors.ts";
 export { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
 /** For the admin side: a new client's stored record and its one-time secret; the digest a Store keeps. */
 export { digestSecret, mintClient, type RandomBytes } from "../lib/credentials.ts";

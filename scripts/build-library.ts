@@ -1,29 +1,48 @@
 /**
- * The npm package's library build (part of `npm run build`): JavaScript for Node and
- * `.d.ts` declarations for every entry point in entry/, into dist/lib.
+ * The npm package's library build (part of `npm run build` and of `npm pack`): JavaScript
+ * for Node, Bun and Deno and `.d.ts` declarations for every entry point in entry/, into
+ * dist/lib.
  *
- * JavaScript: Bun's bundler for `--target node`, ESM, dependencies left as imports (the
- * package's own dependencies install them), no source maps (the code is not minified and
- * names its source files; the .ts sources ship too). One output per entry, with the code
- * they share in chunks: bundling each entry alone would give `leaveapi` and
+ * JavaScript: Bun's bundler for `--target node`, ESM, no source maps (the code is not
+ * minified and its comments name the source files). The packages package.json lists as
+ * `dependencies` and `peerDependencies` stay imports, which the consumer's install
+ * provides; everything else the code uses is bundled in, only the parts it calls: the
+ * date-holidays dataset, kysely-bun-sqlite, Scalar's page script. So a consumer installs
+ * what the code runs and nothing it was built with (docs/install.md). One output per entry,
+ * with the code they share in chunks: bundling each entry alone would give `leaveapi` and
  * `leaveapi/postgres` two copies of `StoreUnavailableError`, and the handler's
- * `instanceof` would no longer see a store's outage. Declarations: TypeScript 7's `tsc` emits them (tsconfig.lib.json); it keeps the
+ * `instanceof` would no longer see a store's outage. The holiday thread is an entry of its
+ * own, at dist/lib/adapters/holiday-thread.js (adapters/holiday-worker.ts finds it there).
+ * Declarations: TypeScript 7's `tsc` emits them (tsconfig.lib.json); it keeps the
  * sources' `.ts` import specifiers, which are rewritten to the `.js` every TypeScript
  * version resolves to the `.d.ts` beside it.
  *
- * The build fails unless every entry but Bun-only `sqlite` loads in plain Node.
+ * The build fails unless every entry but Bun-only `sqlite` loads in plain Node, and
+ * unless no output names the machine's build folder.
  */
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { BunPlugin } from "bun";
+import packageJson from "../package.json" with { type: "json" };
 
 const ROOT = join(import.meta.dir, "..");
 export const LIB_OUTDIR = join(ROOT, "dist/lib");
 
 /** The package's entry points: entry/NAME.ts is `leaveapi/NAME` (`index` is `leaveapi`). */
-export const LIBRARY_ENTRIES = ["index", "sqlite", "postgres", "node", "memory", "testing", "client"] as const;
-/** `bun:sqlite` exists only on Bun. */
+export const LIBRARY_ENTRIES = ["index", "sqlite", "sqlite-node", "postgres", "node", "memory", "testing", "client"] as const;
+/** `bun:sqlite` exists only on Bun (package.json's `bun` condition); elsewhere `leaveapi/sqlite` is sqlite-node. */
 const BUN_ONLY_ENTRIES: readonly string[] = ["sqlite"];
+/** Entry points that are not package exports: code run in a thread of its own. */
+export const THREAD_ENTRIES = ["adapters/holiday-thread.ts"] as const;
+
+/**
+ * What stays an import in the output: the package's own dependencies (a bare name and its
+ * subpaths) and the runtimes' built-in modules. Everything else is bundled.
+ */
+export function runtimeImports(): string[] {
+  const names = [...Object.keys(packageJson.dependencies ?? {}), ...Object.keys((packageJson as { peerDependencies?: object }).peerDependencies ?? {})];
+  return [...names.flatMap((name) => [name, `${name}/*`]), "bun:*", "node:*"];
+}
 
 async function run(what: string, argv: string[]): Promise<void> {
   const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
@@ -31,7 +50,7 @@ async function run(what: string, argv: string[]): Promise<void> {
   if (code !== 0) throw new Error(`${what} failed (exit ${code}):\n${out}${err}`);
 }
 
-function* filesUnder(dir: string): Generator<string> {
+export function* filesUnder(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* filesUnder(path);
@@ -63,20 +82,21 @@ const inlineTextImports: BunPlugin = {
         textImportsOf.set(args.importer, specifiers);
       }
       if (!specifiers.has(args.path)) return undefined;
-      return { path: Bun.resolveSync(args.path, args.importer), namespace: "text-import" };
+      // Relative, so that the bundle's comment naming the file holds no path of this machine.
+      return { path: relative(ROOT, Bun.resolveSync(args.path, args.importer)), namespace: "text-import" };
     });
-    build.onLoad({ filter: /.*/, namespace: "text-import" }, async (args) => ({ contents: await Bun.file(args.path).text(), loader: "text" }));
+    build.onLoad({ filter: /.*/, namespace: "text-import" }, async (args) => ({ contents: await Bun.file(join(ROOT, args.path)).text(), loader: "text" }));
   },
 };
 
 async function emitJavaScript(outdir: string): Promise<void> {
   const result = await Bun.build({
-    entrypoints: LIBRARY_ENTRIES.map((name) => join(ROOT, `entry/${name}.ts`)),
+    entrypoints: [...LIBRARY_ENTRIES.map((name) => join(ROOT, `entry/${name}.ts`)), ...THREAD_ENTRIES.map((path) => join(ROOT, path))],
     root: ROOT,
     outdir,
     target: "node",
     format: "esm",
-    packages: "external",
+    external: runtimeImports(),
     splitting: true,
     naming: { chunk: "chunks/[name]-[hash].[ext]" },
     plugins: [inlineTextImports],
@@ -102,6 +122,15 @@ async function checkLoadsInNode(outdir: string): Promise<void> {
   await run("loading the library in Node", ["node", "--input-type=module", "-e", script]);
 }
 
+/**
+ * Fails when a built file names the folder it was built in: a package must not carry the
+ * builder's paths (they leak a machine's layout and make builds differ between machines).
+ */
+export function checkNoBuildPaths(outdir: string): void {
+  const found = [...filesUnder(outdir)].filter((file) => readFileSync(file, "utf8").includes(ROOT));
+  if (found.length > 0) throw new Error(`these built files name the build folder ${ROOT}: ${found.map((f) => relative(ROOT, f)).join(", ")}`);
+}
+
 /** Builds dist/lib from scratch; returns the entry files written, relative to the project. Throws on any failure. */
 export async function buildLibrary(outdir: string = LIB_OUTDIR): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
@@ -110,6 +139,7 @@ export async function buildLibrary(outdir: string = LIB_OUTDIR): Promise<string[
   const entries = LIBRARY_ENTRIES.flatMap((name) => [`entry/${name}.js`, `entry/${name}.d.ts`].map((f) => join(outdir, f)));
   const missing = entries.filter((file) => !existsSync(file));
   if (missing.length > 0) throw new Error(`the library build did not write ${missing.join(", ")}`);
+  checkNoBuildPaths(outdir);
   await checkLoadsInNode(outdir);
   return entries.map((file) => relative(ROOT, file));
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bun
 /**
  * `npm run build`: compiles the `leaveapi` command line into one self-contained executable,
- * `dist/leaveapi`, with `bun build --compile`, and builds the npm package's library
- * (JavaScript for Node and `.d.ts` for every entry point) into dist/lib
- * (scripts/build-library.ts). `--lib-only` builds just the library (`npm pack` runs that).
+ * `dist/leaveapi`, with `bun build --compile`, and builds what the npm package ships: the
+ * library (JavaScript and `.d.ts` for every entry point) into dist/lib
+ * (scripts/build-library.ts) and the command line bundled for Bun into dist/cli
+ * (scripts/build-cli.ts). `--package` builds just those two (`npm pack` runs that),
+ * `--lib-only` just the library.
  *
- *   bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--lib-only]
+ *   bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--package | --lib-only]
  *
  * Everything the program needs at run time is bundled into it: the migrations and the
  * OpenAPI document are code, the `date-holidays` dataset is a static JSON import and
@@ -17,6 +19,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
+import { buildCli } from "./build-cli.ts";
 import { buildLibrary } from "./build-library.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -72,12 +75,18 @@ export async function buildExecutable(options: BuildOptions): Promise<number> {
   return statSync(options.outfile).size;
 }
 
-const USAGE = "usage: bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--lib-only]";
+const USAGE = "usage: bun scripts/build.ts [--outfile PATH] [--no-minify] [--no-bytecode] [--package | --lib-only]";
 
-function parseBuildArgs(argv: string[]): BuildOptions & { libOnly: boolean } {
+function parseBuildArgs(argv: string[]): BuildOptions & { libOnly: boolean; packageOnly: boolean } {
   const { values } = parseArgs({
     args: argv,
-    options: { outfile: { type: "string" }, "no-minify": { type: "boolean" }, "no-bytecode": { type: "boolean" }, "lib-only": { type: "boolean" } },
+    options: {
+      outfile: { type: "string" },
+      "no-minify": { type: "boolean" },
+      "no-bytecode": { type: "boolean" },
+      "lib-only": { type: "boolean" },
+      package: { type: "boolean" },
+    },
     strict: true,
   });
   return {
@@ -85,6 +94,7 @@ function parseBuildArgs(argv: string[]): BuildOptions & { libOnly: boolean } {
     minify: !values["no-minify"],
     bytecode: !values["no-bytecode"],
     libOnly: values["lib-only"] ?? false,
+    packageOnly: values.package ?? false,
   };
 }
 
@@ -98,8 +108,11 @@ if (import.meta.main) {
   }
   try {
     const entries = await buildLibrary();
-    console.log(`dist/lib: JavaScript for Node and declarations, ${entries.length} entry files`);
+    console.log(`dist/lib: JavaScript for Node, Bun and Deno and declarations, ${entries.length} entry files`);
     if (options.libOnly) process.exit(0);
+    await buildCli();
+    console.log("dist/cli: the command line, bundled for Bun");
+    if (options.packageOnly) process.exit(0);
     const size = await buildExecutable(options);
     const flags = [options.minify && "minify", options.bytecode && "bytecode"].filter(Boolean).join(", ") || "plain";
     const shown = relative(process.cwd(), options.outfile);

@@ -1,10 +1,9 @@
 /**
  * GET /docs: the API reference, rendered in the browser by Scalar (@scalar/api-reference)
- * from /v1/openapi.json. The renderer's standalone bundle is imported as text, so Bun
- * embeds it in the server and in the `bun build --compile` binary: the page loads nothing
- * but this server's own URLs, and its Content-Security-Policy forbids anything else.
+ * from /v1/openapi.json. The renderer's standalone bundle is embedded (server/docs-script.ts):
+ * the page loads nothing but this server's own URLs, and its Content-Security-Policy
+ * forbids anything else.
  */
-import scalarBundle from "@scalar/api-reference/browser/standalone.js" with { type: "text" };
 
 export const DOCS_PATH = "/docs";
 export const DOCS_SCRIPT_PATH = "/docs/api-reference.js";
@@ -70,7 +69,8 @@ export function docsPage(): Response {
   });
 }
 
-/** Scalar's standalone bundle, as shipped in the package this server was built with. */
-export function docsScript(): Response {
+/** Scalar's standalone bundle, as shipped in the package this server was built with; loaded on first use. */
+export async function docsScript(): Promise<Response> {
+  const { default: scalarBundle } = await import("./docs-script.ts");
   return new Response(scalarBundle, { status: 200, headers: { "Content-Type": "application/javascript; charset=utf-8" } });
 }

@@ -59,10 +59,10 @@ export interface RunningServer {
 /** Starts `leaveapi serve --port 0` (then `serveArgs`) and resolves once it says where it listens. */
 export async function startServer(
   args: string[],
-  options: { env?: Record<string, string>; serveArgs?: string[]; command?: string[] } = {},
+  options: { env?: Record<string, string>; serveArgs?: string[]; command?: string[]; cwd?: string } = {},
 ): Promise<RunningServer> {
   const proc = Bun.spawn([...(options.command ?? CLI), ...args, "serve", "--port", "0", ...(options.serveArgs ?? [])], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", ...options.env },
