@@ -28,11 +28,17 @@ export interface InstallFootprint {
   runtime: { packages: string[]; bytes: number };
 }
 
-function bytesUnder(path: string): number {
+/** Bytes of the files under `path`, each file once however many hard links it has (the `bun` package links bunx to bun). */
+function bytesUnder(path: string, seen = new Set<string>()): number {
   const stat = lstatSync(path);
-  if (!stat.isDirectory()) return stat.size;
+  if (!stat.isDirectory()) {
+    const inode = `${stat.dev}:${stat.ino}`;
+    if (seen.has(inode)) return 0;
+    seen.add(inode);
+    return stat.size;
+  }
   let total = 0;
-  for (const name of readdirSync(path)) total += bytesUnder(join(path, name));
+  for (const name of readdirSync(path)) total += bytesUnder(join(path, name), seen);
   return total;
 }
 
@@ -43,7 +49,10 @@ export function installFootprint(app: string): InstallFootprint {
   const installed = Object.keys(lock.packages).filter((path) => path.includes("node_modules/") && existsSync(join(app, path)));
   const packages = installed.filter((path) => !RUNTIME(path));
   const runtime = installed.filter(RUNTIME);
-  const sum = (paths: string[]) => paths.filter((p) => !paths.some((q) => q !== p && p.startsWith(`${q}/`))).reduce((n, p) => n + bytesUnder(join(app, p)), 0);
+  const sum = (paths: string[]) => {
+    const seen = new Set<string>();
+    return paths.filter((p) => !paths.some((q) => q !== p && p.startsWith(`${q}/`))).reduce((n, p) => n + bytesUnder(join(app, p), seen), 0);
+  };
   return { packages, bytes: sum(packages), runtime: { packages: runtime, bytes: sum(runtime) } };
 }
 

@@ -1,27 +1,50 @@
 /**
- * The npm package as a Node user gets it: build the library, `npm pack`, install the
- * tarball from the registry's point of view into a scratch project outside the repository,
- * then from plain `node` (not Bun) open the Postgres store, mount the handler on node:http
- * under /hr-api and complete a token and employees round trip. The consumer's TypeScript
- * is checked against the installed declarations, and the Bun CLI in the tarball runs.
+ * The npm package as its users get it (docs/install.md): built, packed and installed from
+ * the tarball into a fresh project outside the repository, then used the three ways it is
+ * for, with Bun absent from PATH:
+ * - the `leaveapi` command (npx), every admin step and `serve`, on SQLite and on Postgres,
+ *   then a token and a page of employees from the server it started;
+ * - the library from plain `node`: Postgres store on node:http under /hr-api, holidays in a
+ *   worker thread, `leaveapi/sqlite`'s clear error on Node 20, `leaveapi/client` alone;
+ * - the consumer's TypeScript checked against the installed declarations.
+ * And what the install costs: packages and bytes within PACKAGE_LIMITS.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
+import { installFootprint, packAndInstall, PACKAGE_LIMITS } from "../bench/package-size.ts";
+import { startServer, type RunningServer } from "./cli-harness.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const ENTRIES = ["index", "sqlite", "postgres", "node", "memory", "testing"];
+const ENTRIES = ["index", "sqlite", "sqlite-node", "postgres", "node", "memory", "testing", "client"];
 const EMPLOYEE_ID = "0b7c9a52-3c1e-4f6a-9d2b-6e8f0a1b2c3d";
 
 const scratch = mkdtempSync(join(tmpdir(), "leaveapi-npm-"));
-const app = join(scratch, "app");
-const newDatabase = scratchDatabases("npm_pack");
-// The install holds tens of thousands of files: removed without blocking, with time to do it.
-afterAll(() => rm(scratch, { recursive: true, force: true }), 180_000);
+let app = "";
+let packedFiles: string[] = [];
+const servers: RunningServer[] = [];
+const newDatabase = scratchDatabases("npm_pack", async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000);
+
+/** PATH without any folder that holds a `bun`: what a machine with only Node has. */
+function pathWithoutBun(path = process.env.PATH ?? ""): string {
+  const hasBun = (dir: string) => {
+    try {
+      accessSync(join(dir, "bun"), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return path.split(delimiter).filter((dir) => dir !== "" && !hasBun(dir)).join(delimiter);
+}
+const NODE_ONLY = { PATH: pathWithoutBun(), DATABASE_URL: "", LEAVEAPI_DB: "" };
 
 async function run(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
   const proc = Bun.spawn(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
@@ -29,6 +52,10 @@ async function run(argv: string[], cwd: string, env: Record<string, string> = {}
   if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}:\n${stdout}\n${stderr}`);
   return { stdout, stderr };
 }
+
+/** `npx leaveapi …` in the consumer project, on a PATH with Node and no Bun. */
+const npx = (args: string[]) => run(["npx", "--no-install", "leaveapi", ...args], app, NODE_ONLY);
+const npxJson = async <T = Record<string, unknown>>(args: string[]) => JSON.parse((await npx([...args, "--json"])).stdout) as T;
 
 /** The consumer: plain JavaScript for `node`, using only the package's public entry points. */
 const MAIN_JS = `
@@ -120,32 +147,47 @@ const incomplete: Store = { ping: async () => {} };
 void [answer, error, secret, sqlite, incomplete];
 `;
 
-let packedFiles: string[] = [];
-
 beforeAll(async () => {
-  await run([process.execPath, "scripts/build.ts", "--lib-only"], ROOT);
-  const packed = JSON.parse((await run(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", scratch], ROOT)).stdout) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  packedFiles = packed[0]!.files.map((f) => f.path);
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "leaveapi-consumer", private: true, type: "module" }));
-  await run(["npm", "install", join(scratch, packed[0]!.filename), "--no-audit", "--no-fund"], app);
+  ({ app, files: packedFiles } = await packAndInstall(scratch));
 }, 600_000);
 
 describe("the npm package", () => {
-  test("holds the built entry points, their declarations and the sources, and no tests", () => {
+  test("holds the launcher, the bundles, their declarations and the documents, and no sources or tests", () => {
     for (const name of ENTRIES) {
       expect(packedFiles).toContain(`dist/lib/entry/${name}.js`);
       expect(packedFiles).toContain(`dist/lib/entry/${name}.d.ts`);
-      expect(packedFiles).toContain(`entry/${name}.ts`);
     }
-    for (const file of ["package.json", "README.md", "scripts/cli.ts", "lib/store.ts", "testing/store-contract.ts"]) expect(packedFiles).toContain(file);
-    expect(packedFiles.filter((f) => /^(test|bench|node_modules|examples)\//.test(f) || f === "dist/leaveapi")).toEqual([]);
+    for (const file of ["package.json", "bin/leaveapi.mjs", "dist/cli/scripts/cli.js", "dist/cli/adapters/holiday-thread.js", "dist/lib/adapters/holiday-thread.js"]) {
+      expect(packedFiles).toContain(file);
+    }
+    for (const file of ["README.md", "LICENSE", "SECURITY.md", "CHANGELOG.md", "openapi.json", "docs/api.md", "docs/cli.md", "docs/embedding.md", "docs/install.md"]) {
+      expect(packedFiles).toContain(file);
+    }
+    expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+    expect(packedFiles.filter((f) => /^(test|bench|node_modules|examples|scripts|lib|server|adapters)\//.test(f) || f === "dist/leaveapi")).toEqual([]);
   });
 
-  test("from plain Node: Postgres store, node:http under /hr-api, token and employees round trip", async () => {
+  test("names no folder of the machine that built it", () => {
+    const installed = join(app, "node_modules/leaveapi");
+    const naming = packedFiles.filter((f) => readFileSync(join(installed, f), "utf8").includes(ROOT));
+    expect(naming).toEqual([]);
+  });
+
+  test(`adds at most ${PACKAGE_LIMITS.packages} packages and ${PACKAGE_LIMITS.bytes / 1024 / 1024} MiB to a project, the Bun runtime apart`, () => {
+    const footprint = installFootprint(app);
+    console.log(`installed: ${footprint.packages.length} packages, ${(footprint.bytes / 1024 / 1024).toFixed(1)} MiB; Bun runtime: ${footprint.runtime.packages.length} packages, ${(footprint.runtime.bytes / 1024 / 1024).toFixed(1)} MiB`);
+    expect(footprint.packages.length).toBeLessThanOrEqual(PACKAGE_LIMITS.packages);
+    expect(footprint.bytes).toBeLessThanOrEqual(PACKAGE_LIMITS.bytes);
+    // What a SQLite user does not need: the Postgres driver (an optional peer) and what only the build uses.
+    for (const absent of ["pg", "date-holidays", "@scalar/api-reference", "bun-types", "typescript", "csv-parse", "prom-client"]) {
+      expect(footprint.packages).not.toContain(`node_modules/${absent}`);
+    }
+    expect(footprint.runtime.packages).toContain("node_modules/bun");
+  });
+
+  test("from plain Node, with pg installed beside it: Postgres store, node:http under /hr-api, token and employees round trip", async () => {
+    // pg is an optional peer: a Postgres user installs it beside leaveapi (docs/install.md).
+    await run(["npm", "install", `pg@${packageJson.devDependencies.pg}`, "--no-audit", "--no-fund"], app);
     writeFileSync(join(app, "main.js"), MAIN_JS);
     const { stdout } = await run(["node", "main.js"], app, { DATABASE_URL: await newDatabase() });
     const result = JSON.parse(stdout) as {
@@ -186,8 +228,114 @@ describe("the npm package", () => {
     await run([join(ROOT, "node_modules/.bin/tsc"), "-p", "tsconfig.json"], app);
   }, 120_000);
 
-  test("ships the Bun command line, runnable from the install", async () => {
-    const { stdout } = await run([process.execPath, "node_modules/leaveapi/scripts/cli.ts", "--version"], app);
-    expect(stdout.trim()).toBe(packageJson.version);
+  test("leaveapi/client loads nothing of the server: no dependency, no server or store code", () => {
+    const dist = join(app, "node_modules/leaveapi/dist/lib");
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const [, specifier] of readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?["']([^"']+)["']/g)) {
+        if (specifier!.startsWith(".")) visit(join(file, "..", specifier!));
+        else bare.add(specifier!);
+      }
+    };
+    visit(join(dist, "entry/client.js"));
+    const sources = [...seen].flatMap((file) => [...readFileSync(file, "utf8").matchAll(/^\/\/ (\S+\.ts)$/gm)].map((m) => m[1]!));
+    expect(sources.length).toBeGreaterThan(0);
+    expect(sources.filter((source) => !/^(client|lib|entry)\//.test(source))).toEqual([]);
+    expect([...bare]).toEqual([]);
+  });
+
+  test("on Node 20, leaveapi/sqlite imports, and opening a store says what to use instead", async () => {
+    writeFileSync(
+      join(app, "sqlite.js"),
+      `import { openSqliteStore, SqliteUnsupportedError } from "leaveapi/sqlite";
+try { openSqliteStore({ filename: "x.sqlite" }); console.log(JSON.stringify({ opened: true })); }
+catch (error) { console.log(JSON.stringify({ name: error.name, unsupported: error instanceof SqliteUnsupportedError, message: error.message })); }`,
+    );
+    const { stdout } = await run(["node", "sqlite.js"], app, NODE_ONLY);
+    const result = JSON.parse(stdout) as Record<string, unknown>;
+    // This machine's Node is 20 (test "from plain Node" prints it); node:sqlite came in 22.16.
+    expect((await run(["node", "--version"], app)).stdout).toStartWith("v20.");
+    expect(result).toMatchObject({ name: "SqliteUnsupportedError", unsupported: true });
+    expect(result.message).toContain("Node 22.16 or later");
+    expect(result.message).toContain("leaveapi/postgres");
   }, 60_000);
+
+  test("from plain Node: shipped public holidays worked out in a worker thread", async () => {
+    writeFileSync(
+      join(app, "holidays.js"),
+      `import { createHolidayWorker } from "leaveapi";
+const worker = createHolidayWorker();
+try { console.log(JSON.stringify({ cn: (await worker.source("CN", 2024)).length, gb: (await worker.source("GB-ENG", 2026))[0] })); }
+finally { await worker.close(); }`,
+    );
+    const result = JSON.parse((await run(["node", "holidays.js"], app, NODE_ONLY)).stdout) as { cn: number; gb: unknown };
+    expect(result.cn).toBeGreaterThan(5);
+    expect(result.gb).toEqual({ date: "2026-01-01", name: "New Year's Day" });
+  }, 60_000);
+
+  test("on Bun, leaveapi/sqlite is the bun:sqlite store", async () => {
+    writeFileSync(
+      join(app, "bun-sqlite.js"),
+      `import { openSqliteStore } from "leaveapi/sqlite";
+const store = openSqliteStore({ filename: ":memory:" });
+await store.migrate();
+console.log(JSON.stringify({ resolved: import.meta.resolve("leaveapi/sqlite"), organisations: (await store.listOrganisations()).length }));
+await store.close();`,
+    );
+    const bun = join(app, "node_modules/bun/bin/bun.exe");
+    const result = JSON.parse((await run([bun, "bun-sqlite.js"], app, NODE_ONLY)).stdout) as { resolved: string; organisations: number };
+    expect(result.resolved).toEndWith("/node_modules/leaveapi/dist/lib/entry/sqlite.js");
+    expect(result.organisations).toBe(0);
+  }, 60_000);
+});
+
+describe("the installed leaveapi command, on a machine with Node and no Bun on PATH", () => {
+  test("Bun is not on that PATH, and the command answers --version and --help", async () => {
+    expect(Bun.which("bun", { PATH: NODE_ONLY.PATH })).toBeNull();
+    expect((await npx(["--version"])).stdout.trim()).toBe(packageJson.version);
+    expect((await npx(["--help"])).stdout).toContain("usage: leaveapi");
+  }, 60_000);
+
+  /** Every admin step from docs/cli.md's "A first set-up", then serve, a token and a page. */
+  async function firstSetUp(database: string[]): Promise<void> {
+    await npx([...database, "migrate"]);
+    const org = await npxJson<{ id: string }>([...database, "org", "create", "--name", "Packed Ltd"]);
+    await npx([...database, "org", "enable-api", org.id]);
+    const imported = await npxJson<{ created: number }>([...database, "import", "--org", org.id, "--kind", "employees", join(ROOT, "examples/import/employees.jsonl")]);
+    expect(imported.created).toBeGreaterThan(0);
+    const client = await npxJson<{ client_id: string; client_secret: string }>([...database, "credentials", "create", "--org", org.id, "--scopes", "employees:read holidays:read"]);
+
+    const server = await startServer(database, { command: [join(app, "node_modules/.bin/leaveapi")], cwd: app, env: NODE_ONLY });
+    servers.push(server);
+    const tokenRes = await fetch(`${server.baseUrl}/v1/oauth/token`, {
+      method: "POST",
+      headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    });
+    expect(tokenRes.status).toBe(200);
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const page = await fetch(`${server.baseUrl}/v1/employees?limit=2`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(page.status).toBe(200);
+    const body = (await page.json()) as { data: { first_name: string }[]; has_more: boolean; next_cursor: string | null };
+    expect(body.data.map((e) => e.first_name)).toHaveLength(2);
+    expect(body.has_more).toBe(true);
+    // Public holidays come from the holiday thread, an entry point of the command's bundle.
+    const holidays = await fetch(`${server.baseUrl}/v1/holidays?from=2026-01-01&to=2026-12-31&calendar=CN`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(holidays.status).toBe(200);
+    expect(((await holidays.json()) as { data: unknown[] }).data.length).toBeGreaterThan(5);
+    // SIGTERM to the launcher reaches the server, which stops gracefully; the launcher exits with its status.
+    servers.splice(servers.indexOf(server), 1);
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }
+
+  test("on SQLite: migrate, org create, org enable-api, import, credentials create, serve", async () => {
+    await firstSetUp(["--db", join(scratch, "packed.sqlite")]);
+  }, 120_000);
+
+  test("on Postgres: the same, with the driver the command carries", async () => {
+    await firstSetUp(["--database-url", await newDatabase()]);
+  }, 120_000);
 });
