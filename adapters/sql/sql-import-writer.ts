@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
+import { lastById } from "../../lib/imported-content.ts";
 import type {
   ClosureDayInput,
   EmployeeCalendarFacts,
@@ -33,11 +34,6 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/** Later rows with the same id win, as they would if written one by one. */
-function lastById<T extends { id: string }>(rows: T[]): T[] {
-  return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 
 type Digested = "employees" | "leave_bookings" | "closure_days";
