@@ -5,25 +5,24 @@
  * only lib/ types, so it ships as `leaveapi/testing`.
  */
 import type { AdminStore } from "../lib/admin-store.ts";
-import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveTypeRecord } from "../lib/records.ts";
-import type { AccessTokenGrant, ApiClient, Organisation, Store } from "../lib/store.ts";
+import type { AccessTokenGrant, Store } from "../lib/store.ts";
+import type {
+  StoreContents,
+  StoredBooking,
+  StoredClient,
+  StoredClosureDay,
+  StoredEmployee,
+  StoredLeaveType,
+  StoredPublicHoliday,
+} from "../lib/store-contents.ts";
 
-export type FixtureClient = ApiClient & { secret_digest: string };
-export type FixtureEmployee = EmployeeRecord & { organisation_id: string; deleted: boolean };
-export type FixtureLeaveType = LeaveTypeRecord & { organisation_id: string };
-export type FixtureBooking = Omit<LeaveBookingRecord, "leave_type"> & {
-  organisation_id: string;
-  leave_type_id: string;
-  deleted: boolean;
-};
-export type FixtureClosureDay = ClosureDayRecord & { organisation_id: string; id: string; updated_at: number; deleted: boolean };
-export interface FixturePublicHoliday {
-  organisation_id: string;
-  calendar: string;
-  year: number;
-  date: string;
-  name: string;
-}
+// The contract's names for the records of lib/store-contents.ts, kept for `leaveapi/testing`.
+export type FixtureClient = StoredClient;
+export type FixtureEmployee = StoredEmployee;
+export type FixtureLeaveType = StoredLeaveType;
+export type FixtureBooking = StoredBooking;
+export type FixtureClosureDay = StoredClosureDay;
+export type FixturePublicHoliday = StoredPublicHoliday;
 
 /**
  * Everything a store under test holds. Deleted records must be stored as deleted (a store
@@ -32,18 +31,10 @@ export interface FixturePublicHoliday {
  * are kept as `saveToken` keeps them: a store holds none for an organisation whose API
  * access is off (`tokens.apiOff` is one it must not keep).
  */
-export interface ContractFixture {
-  organisations: Organisation[];
-  clients: FixtureClient[];
-  tokens: { digest: string; grant: AccessTokenGrant }[];
-  employees: FixtureEmployee[];
-  leaveTypes: FixtureLeaveType[];
-  bookings: FixtureBooking[];
-  closureDays: FixtureClosureDay[];
-  publicHolidays: FixturePublicHoliday[];
-}
+export type ContractFixture = StoreContents;
 
-const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+/** A UUID for contract data: `prefix` is its first eight hex digits, `n` its last twelve. */
+export const fixtureUuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 
 /** 2026-01-01T00:00:00Z, and the update instants the fixture's records carry. */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -51,49 +42,49 @@ export const U = [0, 1, 2, 3, 4, 5, 6].map((n) => T0 + n * 60_000) as [number, n
 
 /** The ids of `standardFixture()`, named for the edge each record stands on. */
 export const STANDARD_IDS = {
-  orgA: uuid("0a000000", 1),
+  orgA: fixtureUuid("0a000000", 1),
   /** API access off. */
-  orgB: uuid("0b000000", 2),
+  orgB: fixtureUuid("0b000000", 2),
   clients: { live: "svcc_000000000000000000000001", revoked: "svcc_000000000000000000000002", apiOff: "svcc_000000000000000000000003" },
   tokens: { live: "a".repeat(64), expired: "b".repeat(64), revoked: "c".repeat(64), apiOff: "d".repeat(64) },
   employees: {
-    ada: uuid("e1000000", 1),
+    ada: fixtureUuid("e1000000", 1),
     // Three share one updated_at; listed out of id order, sorted they run cy, di, bo.
-    bo: uuid("e2000000", 0xc),
-    cy: uuid("e2000000", 0xa),
-    di: uuid("e2000000", 0xb),
-    ed: uuid("e3000000", 1),
-    fay: uuid("e4000000", 1),
-    gus: uuid("e5000000", 1),
-    hal: uuid("e5000000", 2),
-    ivy: uuid("e6000000", 1),
-    zed: uuid("e7000000", 1),
+    bo: fixtureUuid("e2000000", 0xc),
+    cy: fixtureUuid("e2000000", 0xa),
+    di: fixtureUuid("e2000000", 0xb),
+    ed: fixtureUuid("e3000000", 1),
+    fay: fixtureUuid("e4000000", 1),
+    gus: fixtureUuid("e5000000", 1),
+    hal: fixtureUuid("e5000000", 2),
+    ivy: fixtureUuid("e6000000", 1),
+    zed: fixtureUuid("e7000000", 1),
   },
-  leaveTypes: { annual: uuid("a1000000", 1), unpaidAnnual: uuid("a1000000", 2), sick: uuid("a1000000", 3), annualB: uuid("a2000000", 1) },
+  leaveTypes: { annual: fixtureUuid("a1000000", 1), unpaidAnnual: fixtureUuid("a1000000", 2), sick: fixtureUuid("a1000000", 3), annualB: fixtureUuid("a2000000", 1) },
   bookings: {
-    long: uuid("b0000000", 0x1),
-    endsOnFrom: uuid("b0000000", 0x2),
-    startsOnTo: uuid("b0000000", 0x3),
-    endsDayBefore: uuid("b0000000", 0x4),
-    startsDayAfter: uuid("b0000000", 0x5),
+    long: fixtureUuid("b0000000", 0x1),
+    endsOnFrom: fixtureUuid("b0000000", 0x2),
+    startsOnTo: fixtureUuid("b0000000", 0x3),
+    endsDayBefore: fixtureUuid("b0000000", 0x4),
+    startsDayAfter: fixtureUuid("b0000000", 0x5),
     // Same start date; the later-listed one has the smaller id.
-    inside: uuid("b0000000", 0xf),
-    sameStart: uuid("b0000000", 0xe),
-    halfDay: uuid("b0000000", 0x6),
-    endHalf: uuid("b0000000", 0x7),
-    sick: uuid("b0000000", 0x8),
-    deleted: uuid("b0000000", 0x9),
-    ofDeletedEmployee: uuid("b0000000", 0xa),
-    orgB: uuid("b0000000", 0xb),
+    inside: fixtureUuid("b0000000", 0xf),
+    sameStart: fixtureUuid("b0000000", 0xe),
+    halfDay: fixtureUuid("b0000000", 0x6),
+    endHalf: fixtureUuid("b0000000", 0x7),
+    sick: fixtureUuid("b0000000", 0x8),
+    deleted: fixtureUuid("b0000000", 0x9),
+    ofDeletedEmployee: fixtureUuid("b0000000", 0xa),
+    orgB: fixtureUuid("b0000000", 0xb),
   },
   closures: {
-    onFrom: uuid("c0000000", 1),
-    onTo: uuid("c0000000", 2),
-    dayBefore: uuid("c0000000", 3),
-    dayAfter: uuid("c0000000", 4),
-    deleted: uuid("c0000000", 5),
-    inside: uuid("c0000000", 6),
-    orgB: uuid("c0000000", 7),
+    onFrom: fixtureUuid("c0000000", 1),
+    onTo: fixtureUuid("c0000000", 2),
+    dayBefore: fixtureUuid("c0000000", 3),
+    dayAfter: fixtureUuid("c0000000", 4),
+    deleted: fixtureUuid("c0000000", 5),
+    inside: fixtureUuid("c0000000", 6),
+    orgB: fixtureUuid("c0000000", 7),
   },
 } as const;
 
