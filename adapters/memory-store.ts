@@ -1,48 +1,62 @@
 /**
  * The in-memory Store (`leaveapi/memory`): the reference implementation of every promise
- * `lib/store.ts` makes, written to be read. A host implementing Store over its own tables
- * can follow it method by method: each one filters, sorts and slices plain arrays the way
- * the SQL store's `where`, `order by` and `limit` do.
+ * `lib/store.ts` makes, written to be read, and an `AdminStore` like the SQL stores: the
+ * same organisation, API access, client and import operations, proved by the same
+ * contract (`runAdminStoreContract`). A host implementing Store over its own tables can
+ * follow it method by method: each one filters, sorts and slices plain collections the
+ * way the SQL store's `where`, `order by` and `limit` do.
  *
  * Use it for tests, demos and prototypes. It keeps everything in one process, so data,
  * tokens and rate limits vanish on restart and are not shared between instances.
- * Runtime-neutral: it imports only lib/ and testing/ types, and runs on Bun, Node and Deno.
+ * Runtime-neutral: it imports only lib/, and runs on Bun, Node and Deno.
+ *
+ * Seed it as the `leaveapi` command seeds a database, through the admin methods alone:
+ *
+ *   const store = createMemoryStore();
+ *   await store.createOrganisation({ id: orgId, name: "Acme", api_enabled: true, created_at: Date.now() });
+ *   const { client, secret } = mintClient(orgId, ["employees:read", "leave:read"], "payroll", Date.now());
+ *   await store.createClient(client);
+ *   await store.runImport(async (w) => {
+ *     await w.upsertEmployees(orgId, [{ id: employeeId, external_id: null, first_name: "Ada", … }], Date.now());
+ *   });
+ *
+ * `runImport` lands whole or not at all: its work writes to a copy of the data, swapped
+ * in when the work resolves and dropped when it throws; imports run one at a time.
  */
 import { StoreUnavailableError } from "../lib/errors.ts";
-import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
+import type { AdminStore } from "../lib/admin-store.ts";
+import type { EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
 import type {
   AccessTokenGrant,
+  ApiClient,
   ClientCredentials,
   EmployeePageQuery,
-  ImportedPublicHoliday,
   LeavePageQuery,
   Organisation,
-  RateDecision,
   Store,
 } from "../lib/store.ts";
-import type {
-  ContractFixture,
-  FixtureBooking,
-  FixtureClient,
-  FixtureClosureDay,
-  FixtureEmployee,
-  FixtureLeaveType,
-  FixturePublicHoliday,
-} from "../testing/contract-fixture.ts";
+import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from "../lib/store-contents.ts";
+import { memoryImportWriter } from "./memory/memory-import-writer.ts";
+import { memoryRateEvents } from "./memory/memory-rate-events.ts";
+import {
+  closureDaysWithin,
+  copyTables,
+  emptyTables,
+  holidayKey,
+  importedHolidaysWithin,
+  keyOf,
+} from "./memory/memory-tables.ts";
 
-export interface MemoryStore extends Store {
+export interface MemoryStore extends Store, AdminStore {
   /**
    * Adds the records of `data` (the shape `runStoreContract` uses), replacing any with the
-   * same key. Deleted records are kept as deleted, and never come back from a read. An
-   * organisation loaded with API access off has been switched off (`setApiEnabled`), so
-   * its tokens are dropped, and tokens are kept as `saveToken` would keep them.
+   * same key, as they are: `updated_at` and all. Deleted records are kept as deleted, and
+   * never come back from a read. An organisation loaded with API access off has been
+   * switched off (`setApiEnabled`), so its tokens are dropped, and tokens are kept as
+   * `saveToken` would keep them. For setting a store up: an import running meanwhile
+   * would not see what it adds, and would put back the data as it found it.
    */
-  load(data: ContractFixture): void;
-  /**
-   * Switches an organisation's API access, as `AdminStore.setApiEnabled` does: switching
-   * it off drops its tokens for good. `false` when the organisation is unknown.
-   */
-  setApiEnabled(organisationId: string, enabled: boolean): Promise<boolean>;
+  load(data: StoreContents): void;
 }
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -51,26 +65,21 @@ const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b 
 const isAfter = (a1: string | number, a2: string, b1: string | number, b2: string) =>
   a1 > b1 || (a1 === b1 && a2 > b2);
 
-/** Replaces the entries of `list` whose key matches an incoming one, then appends the rest. */
-function upsert<R>(list: R[], incoming: R[], key: (r: R) => string): R[] {
-  const replaced = new Set(incoming.map(key));
-  return [...list.filter((r) => !replaced.has(key(r))), ...incoming.map((r) => structuredClone(r))];
-}
+/** The client without its secret digest, as `listClients` and `revokeClient` answer. */
+const toApiClient = ({ secret_digest: _s, ...client }: StoredClient): ApiClient => structuredClone(client);
 
-/** A Store held in memory, optionally filled with `data` (see `MemoryStore.load`). */
-export function createMemoryStore(data?: ContractFixture): MemoryStore {
-  let organisations: Organisation[] = [];
-  let clients: FixtureClient[] = [];
-  let employees: FixtureEmployee[] = [];
-  let leaveTypes: FixtureLeaveType[] = [];
-  let bookings: FixtureBooking[] = [];
-  let closureDays: FixtureClosureDay[] = [];
-  let publicHolidays: FixturePublicHoliday[] = [];
+/** A Store and AdminStore held in memory, optionally filled with `data` (see `MemoryStore.load`). */
+export function createMemoryStore(data?: StoreContents): MemoryStore {
+  const organisations = new Map<string, Organisation>();
+  const clients = new Map<string, StoredClient>();
+  /** The imported data; an import swaps in its copy when it succeeds (memory/memory-tables.ts). */
+  let tables = emptyTables();
   const tokens = new Map<string, AccessTokenGrant>();
-  /** Per rate key, the instants of the events recorded and not yet pruned. */
-  const rateEvents = new Map<string, number[]>();
+  const rateEvents = memoryRateEvents();
   // One key per process: cursors die with the data on restart, so nothing is lost.
   const installationKey = crypto.getRandomValues(new Uint8Array(32));
+  /** The last import queued: each waits for the one before, so none overwrites another's copy. */
+  let lastImport: Promise<unknown> = Promise.resolve();
   let closed = false;
 
   /**
@@ -81,59 +90,115 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
     if (closed) throw new StoreUnavailableError("The memory store has been closed.");
   };
 
-  const organisation = (id: string) => organisations.find((o) => o.id === id);
-  const liveEmployee = (organisationId: string, id: string) =>
-    employees.find((e) => e.organisation_id === organisationId && e.id === id && !e.deleted);
+  const liveEmployee = (organisationId: string, id: string) => {
+    const employee = tables.employees.get(keyOf(organisationId, id));
+    return employee && !employee.deleted ? employee : undefined;
+  };
 
-  const toEmployee = ({ organisation_id: _o, deleted: _d, ...record }: FixtureEmployee): EmployeeRecord => record;
+  const toEmployee = ({ organisation_id: _o, deleted: _d, ...record }: StoredEmployee): EmployeeRecord => record;
 
   /**
    * Access off revokes the organisation's tokens for good, so they are dropped rather
    * than refused while off: switching it on again must not revive them.
    */
   const switchApi = (org: Organisation, enabled: boolean) => {
-    org.api_enabled = enabled;
+    organisations.set(org.id, { ...org, api_enabled: enabled });
     if (enabled) return;
     for (const [digest, grant] of tokens) if (grant.organisation_id === org.id) tokens.delete(digest);
   };
 
   /** Keeps a token only while its organisation's API access is on (see `switchApi`). */
   const keepToken = (digest: string, grant: AccessTokenGrant) => {
-    if (organisation(grant.organisation_id)?.api_enabled) tokens.set(digest, structuredClone(grant));
-  };
-
-  /** Rate events of `key` inside the window (now − windowMs, now], oldest first. */
-  const eventsInWindow = (key: string, now: number, windowMs: number) =>
-    (rateEvents.get(key) ?? []).filter((at) => at > now - windowMs).sort((a, b) => a - b);
-
-  /**
-   * The decision for one more event: allowed while fewer than `limit` are in the window;
-   * otherwise wait until the `limit`-th newest event leaves it, so exactly one fits again.
-   */
-  const decide = (inWindow: number[], now: number, limit: number, windowMs: number): RateDecision => {
-    if (inWindow.length < limit) return { allowed: true };
-    const mustLeave = inWindow[inWindow.length - limit] ?? now;
-    return { allowed: false, retryAfterMs: Math.max(1, mustLeave + windowMs - now) };
+    if (organisations.get(grant.organisation_id)?.api_enabled) tokens.set(digest, structuredClone(grant));
   };
 
   const store: MemoryStore = {
-    load(fixture) {
-      organisations = upsert(organisations, fixture.organisations, (o) => o.id);
-      clients = upsert(clients, fixture.clients, (c) => c.client_id);
-      employees = upsert(employees, fixture.employees, (e) => `${e.organisation_id}/${e.id}`);
-      leaveTypes = upsert(leaveTypes, fixture.leaveTypes, (t) => `${t.organisation_id}/${t.id}`);
-      bookings = upsert(bookings, fixture.bookings, (b) => `${b.organisation_id}/${b.id}`);
-      closureDays = upsert(closureDays, fixture.closureDays, (c) => `${c.organisation_id}/${c.id}`);
-      publicHolidays = upsert(publicHolidays, fixture.publicHolidays, (h) => `${h.organisation_id}/${h.calendar}/${h.date}`);
-      for (const org of fixture.organisations) switchApi(organisation(org.id)!, org.api_enabled);
-      for (const { digest, grant } of fixture.tokens) keepToken(digest, grant);
+    load(contents) {
+      const copy = structuredClone(contents);
+      for (const o of copy.organisations) organisations.set(o.id, o);
+      for (const c of copy.clients) clients.set(c.client_id, c);
+      for (const e of copy.employees) tables.employees.set(keyOf(e.organisation_id, e.id), e);
+      for (const t of copy.leaveTypes) tables.leaveTypes.set(keyOf(t.organisation_id, t.id), t);
+      for (const b of copy.bookings) tables.bookings.set(keyOf(b.organisation_id, b.id), b);
+      for (const c of copy.closureDays) tables.closureDays.set(keyOf(c.organisation_id, c.id), c);
+      for (const h of copy.publicHolidays) tables.publicHolidays.set(holidayKey(h), h);
+      for (const o of copy.organisations) switchApi(o, o.api_enabled);
+      for (const { digest, grant } of copy.tokens) keepToken(digest, grant);
+    },
+
+    // Nothing to create or upgrade: the Maps are the schema.
+    async migrate() {
+      open();
+    },
+
+    async createOrganisation(org) {
+      open();
+      // Refused as the SQL table's primary key refuses it.
+      if (organisations.has(org.id)) throw new Error(`Organisation ${org.id} exists already.`);
+      const { id, name, api_enabled, created_at } = org;
+      organisations.set(id, { id, name, api_enabled, created_at });
+    },
+
+    async listOrganisations() {
+      open();
+      return [...organisations.values()]
+        .sort((a, b) => compare(a.created_at, b.created_at) || compare(a.id, b.id))
+        .map((o) => ({ ...o }));
+    },
+
+    async findOrganisation(id) {
+      open();
+      const org = organisations.get(id);
+      return org ? { ...org } : null;
     },
 
     async setApiEnabled(organisationId, enabled) {
       open();
-      const org = organisation(organisationId);
+      const org = organisations.get(organisationId);
       if (org) switchApi(org, enabled);
       return org !== undefined;
+    },
+
+    async createClient(client) {
+      open();
+      // Refused as the SQL table's primary and foreign keys refuse them.
+      if (clients.has(client.client_id)) throw new Error(`Client ${client.client_id} exists already.`);
+      if (!organisations.has(client.organisation_id)) throw new Error(`No organisation ${client.organisation_id} in the memory store.`);
+      const { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest } = structuredClone(client);
+      clients.set(client_id, { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest });
+    },
+
+    async listClients(organisationId) {
+      open();
+      return [...clients.values()]
+        .filter((c) => c.organisation_id === organisationId)
+        .sort((a, b) => compare(a.created_at, b.created_at) || compare(a.client_id, b.client_id))
+        .map(toApiClient);
+    },
+
+    async revokeClient(clientId, now) {
+      open();
+      const client = clients.get(clientId);
+      if (!client) return null;
+      // The first revocation's instant stays: revoking again changes nothing.
+      const revoked = client.revoked_at === null ? { ...client, revoked_at: now } : client;
+      clients.set(clientId, revoked);
+      for (const [digest, grant] of tokens) if (grant.client_id === clientId) tokens.delete(digest);
+      return toApiClient(revoked);
+    },
+
+    async runImport(work) {
+      open();
+      const run = lastImport.then(async () => {
+        open();
+        const draft = copyTables(tables);
+        const result = await work(memoryImportWriter(draft, (id) => organisations.has(id)));
+        tables = draft;
+        return result;
+      });
+      // The next import waits for this one to end, whether it committed or not.
+      lastImport = run.catch(() => {});
+      return run;
     },
 
     async installationKey() {
@@ -143,8 +208,8 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
 
     async findClient(clientId) {
       open();
-      const client = clients.find((c) => c.client_id === clientId);
-      const org = client && organisation(client.organisation_id);
+      const client = clients.get(clientId);
+      const org = client && organisations.get(client.organisation_id);
       if (!client || !org) return null;
       const credentials: ClientCredentials = { ...structuredClone(client), api_enabled: org.api_enabled };
       return credentials;
@@ -160,47 +225,31 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
       const grant = tokens.get(digest);
       if (!grant) return null;
       // A token is only as good as its client and its organisation's switch, checked now.
-      const client = clients.find((c) => c.client_id === grant.client_id);
+      const client = clients.get(grant.client_id);
       if (!client || client.revoked_at !== null) return null;
-      if (!organisation(grant.organisation_id)?.api_enabled) return null;
+      if (!organisations.get(grant.organisation_id)?.api_enabled) return null;
       return structuredClone(grant);
     },
 
-    // No `await` between the count and the push: in one JavaScript thread nothing else can
-    // run in between, which is what makes this atomic. A shared database needs a
-    // transaction (or a single conditional insert) to promise the same.
     async takeRateSlot(key, now, limit, windowMs) {
       open();
-      const inWindow = eventsInWindow(key, now, windowMs);
-      const decision = decide(inWindow, now, limit, windowMs);
-      if (decision.allowed) inWindow.push(now);
-      // Events older than the window can never count again: keep only the window.
-      rateEvents.set(key, inWindow);
-      return decision;
+      return rateEvents.take(key, now, limit, windowMs);
     },
 
     async checkRateLimit(key, now, limit, windowMs) {
       open();
-      return decide(eventsInWindow(key, now, windowMs), now, limit, windowMs);
+      return rateEvents.check(key, now, limit, windowMs);
     },
 
     async sweepRateEvents(now, windowMs) {
       open();
-      let swept = 0;
-      for (const [key, events] of rateEvents) {
-        const kept = events.filter((at) => at > now - windowMs);
-        swept += events.length - kept.length;
-        // A key with nothing left goes too: keys seen once are what the sweep is for.
-        if (kept.length === 0) rateEvents.delete(key);
-        else rateEvents.set(key, kept);
-      }
-      return swept;
+      return rateEvents.sweep(now, windowMs);
     },
 
     async listEmployees(q: EmployeePageQuery) {
       open();
       const { after } = q;
-      return employees
+      return [...tables.employees.values()]
         .filter((e) => e.organisation_id === q.organisationId && !e.deleted)
         .filter((e) => q.status === undefined || e.status === q.status)
         .filter((e) => q.updatedSince === undefined || e.updated_at >= q.updatedSince)
@@ -219,10 +268,9 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
     async listOverlappingLeave(q: LeavePageQuery) {
       open();
       const { after } = q;
-      const typeOf = (b: FixtureBooking) =>
-        leaveTypes.find((t) => t.organisation_id === b.organisation_id && t.id === b.leave_type_id);
+      const typeOf = (b: StoredBooking) => tables.leaveTypes.get(keyOf(b.organisation_id, b.leave_type_id));
       const records: LeaveBookingRecord[] = [];
-      for (const b of bookings) {
+      for (const b of tables.bookings.values()) {
         if (b.organisation_id !== q.organisationId || b.deleted) continue;
         if (b.start_date > q.to || b.end_date < q.from) continue;
         const type = typeOf(b);
@@ -240,15 +288,13 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
 
     async listClosureDays(organisationId, from, to) {
       open();
-      return closureDays
-        .filter((c) => c.organisation_id === organisationId && !c.deleted && c.date >= from && c.date <= to)
-        .map(({ organisation_id: _o, id: _i, updated_at: _u, deleted: _d, ...day }): ClosureDayRecord => day);
+      return closureDaysWithin(tables, organisationId, from, to);
     },
 
     async observedCalendars(organisationId, from, to) {
       open();
       const calendars = new Set<string>();
-      for (const e of employees) {
+      for (const e of tables.employees.values()) {
         if (e.organisation_id !== organisationId || e.deleted || e.holiday_calendar === null) continue;
         // Employed at some point in [from, to]: a null start or leaving date is open-ended.
         if ((e.start_date === null || e.start_date <= to) && (e.leaving_date === null || e.leaving_date >= from)) {
@@ -260,10 +306,7 @@ export function createMemoryStore(data?: ContractFixture): MemoryStore {
 
     async listImportedPublicHolidays(organisationId, calendars, fromYear, toYear) {
       open();
-      return publicHolidays
-        .filter((h) => h.organisation_id === organisationId && calendars.includes(h.calendar))
-        .filter((h) => h.year >= fromYear && h.year <= toYear)
-        .map(({ calendar, date, name }): ImportedPublicHoliday => ({ calendar, date, name }));
+      return importedHolidaysWithin(tables, organisationId, calendars, fromYear, toYear);
     },
 
     async ping() {

@@ -1,6 +1,18 @@
 /**
- * `leaveapi/memory`: the in-memory Store, the reference implementation of the Store
- * contract and a template for a Store over a host's own tables. One process only: its data,
- * tokens and rate limits are neither persisted nor shared.
+ * `leaveapi/memory`: the in-memory Store and AdminStore, the reference implementation of
+ * both contracts and a template for a Store over a host's own tables. Seed it through its
+ * admin methods (organisations, clients, `runImport`) as the `leaveapi` command seeds a
+ * database, or hand `load` a `StoreContents`. One process only: its data, tokens and rate
+ * limits are neither persisted nor shared.
  */
 export { createMemoryStore, type MemoryStore } from "../adapters/memory-store.ts";
+export type {
+  StoreContents,
+  StoredBooking,
+  StoredClient,
+  StoredClosureDay,
+  StoredEmployee,
+  StoredLeaveType,
+  StoredPublicHoliday,
+  StoredToken,
+} from "../lib/store-contents.ts";

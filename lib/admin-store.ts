@@ -1,7 +1,8 @@
 /**
  * What the admin commands and the importer need from persistence, beside `Store`.
  * Kept apart so that a host application embedding only the read API implements `Store`
- * alone.
+ * alone. Every store leaveapi ships implements it (SQLite, Postgres, memory), and
+ * `runAdminStoreContract` (`leaveapi/testing`) proves each of them the same way.
  */
 import type { ApiClient, ImportedPublicHoliday, Organisation } from "./store.ts";
 import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveTypeRecord } from "./records.ts";
@@ -31,11 +32,15 @@ export interface EmployeeCalendarFacts {
 }
 
 /**
- * Writes of one import, all inside one transaction. Upserts write only what changed, so an
- * identical re-import moves no `updated_at` (docs/api.md, "Incremental sync"); each returns
- * counts.
+ * Writes of one import, all inside one transaction. Upserts write only what changed (what a
+ * client can see of a record, lib/imported-content.ts), so an identical re-import moves no
+ * `updated_at` (docs/api.md, "Incremental sync"); later rows with the same id win and count
+ * once; a deleted record written again comes back, counted as updated. Each returns
+ * counts. A booking whose employee (deleted or not) or leave type does not exist, or a
+ * record of an unknown organisation, fails the import.
  */
 export interface ImportWriter {
+  /** A deleted employee written again bumps `updated_at` of its bookings, which are visible again. */
   upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts>;
   /** Soft-deletes these employees; unknown or already deleted ids are left alone. */
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
@@ -70,7 +75,9 @@ export interface NewClient extends ApiClient {
 export interface AdminStore {
   /** Creates or upgrades the schema; safe to call on every start and from several processes. */
   migrate(): Promise<void>;
+  /** Throws when the id is taken; the organisation stored first stays. */
   createOrganisation(org: Organisation): Promise<void>;
+  /** Every organisation in ascending (created_at, id) order. */
   listOrganisations(): Promise<Organisation[]>;
   findOrganisation(id: string): Promise<Organisation | null>;
   /**
@@ -79,10 +86,18 @@ export interface AdminStore {
    * good: switching it on again brings none back, and clients ask for new ones.
    */
   setApiEnabled(id: string, enabled: boolean): Promise<boolean>;
+  /** Throws when the client id is taken or its organisation does not exist. */
   createClient(client: NewClient): Promise<void>;
+  /** The organisation's clients, revoked ones included, in ascending (created_at, client_id) order, without secret digests. */
   listClients(organisationId: string): Promise<ApiClient[]>;
-  /** Revokes a client and with it every token it holds; `null` when unknown. Idempotent. */
+  /**
+   * Revokes a client and with it every token it holds; `null` when unknown. Idempotent:
+   * revoking again keeps the first `revoked_at`.
+   */
   revokeClient(clientId: string, now: number): Promise<ApiClient | null>;
-  /** Runs `work` in one transaction: commits when it resolves, rolls everything back when it throws. */
+  /**
+   * Runs `work` in one transaction: commits when it resolves, rolls everything back and
+   * rejects with the error when it throws. Imports running at the same time each land whole.
+   */
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
 }

@@ -1,0 +1,206 @@
+/**
+ * The memory store's import writer: the SQL import writer's rules (sql-import-writer.ts)
+ * over the Maps of one import's copy of the tables (memory-tables.ts). Upserts write only
+ * new and changed records, judged by what a client can see of them
+ * (lib/imported-content.ts), so an identical re-import moves no `updated_at` (docs/api.md,
+ * "Incremental sync"); deletions are soft; the references the SQL schema enforces with
+ * foreign keys are refused here with a plain `Error`, which rolls the import back.
+ */
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
+import { importedContent, lastById } from "../../lib/imported-content.ts";
+import type { LeaveTypeRecord } from "../../lib/records.ts";
+import type { StoredBooking, StoredClosureDay, StoredEmployee } from "../../lib/store-contents.ts";
+import { closureDaysWithin, holidayKey, importedHolidaysWithin, keyOf, type MemoryTables } from "./memory-tables.ts";
+
+// What a client can see of each record, the bookkeeping (organisation, updated_at, deleted)
+// left out. The source system's `external_id` is not kept: nothing reads it back.
+const EMPLOYEE_FIELDS = [
+  "id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar",
+] as const satisfies readonly (keyof StoredEmployee)[];
+const BOOKING_FIELDS = [
+  "id", "employee_id", "leave_type_id", "start_date", "end_date", "start_half_day", "start_half_period", "end_half_day",
+  "end_half_period", "days", "status", "requested_at", "reviewed_at", "cancelled_at",
+] as const satisfies readonly (keyof StoredBooking)[];
+const CLOSURE_FIELDS = [
+  "id", "date", "name", "applies_to", "department", "location", "deducts_from_leave",
+] as const satisfies readonly (keyof StoredClosureDay)[];
+const LEAVE_TYPE_FIELDS = ["id", "name", "category", "is_paid"] as const satisfies readonly (keyof LeaveTypeRecord)[];
+
+function pick<T, K extends keyof T>(row: T, fields: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
+  for (const field of fields) picked[field] = row[field];
+  return picked;
+}
+
+const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
+
+interface Versioned {
+  id: string;
+  organisation_id: string;
+  updated_at: number;
+  deleted: boolean;
+}
+
+/**
+ * Writes the new and changed records and counts all of them; a soft-deleted record
+ * written again comes back, counted as updated. Returns the ids of those that came back.
+ */
+function writeChanged<S extends Versioned>(
+  table: Map<string, S>,
+  records: S[],
+  visible: (record: S) => object,
+): { counts: WriteCounts; revived: string[] } {
+  const counts = noCounts();
+  const revived: string[] = [];
+  for (const record of lastById(records)) {
+    const key = keyOf(record.organisation_id, record.id);
+    const stored = table.get(key);
+    if (stored && !stored.deleted && importedContent(visible(stored)) === importedContent(visible(record))) {
+      counts.unchanged++;
+      continue;
+    }
+    if (stored) counts.updated++;
+    else counts.created++;
+    if (stored?.deleted) revived.push(record.id);
+    table.set(key, record);
+  }
+  return { counts, revived };
+}
+
+/** Marks the live records among `ids` deleted; unknown and already deleted ones count as unchanged. */
+function softDelete<S extends Versioned>(table: Map<string, S>, organisationId: string, ids: string[], now: number): WriteCounts {
+  const counts = noCounts();
+  for (const id of new Set(ids)) {
+    const key = keyOf(organisationId, id);
+    const stored = table.get(key);
+    if (!stored || stored.deleted) counts.unchanged++;
+    else {
+      table.set(key, { ...stored, deleted: true, updated_at: now });
+      counts.deleted++;
+    }
+  }
+  return counts;
+}
+
+/** Moves the `updated_at` of the organisation's bookings that `touched` picks. */
+function bumpBookings(t: MemoryTables, organisationId: string, touched: (b: StoredBooking) => boolean, now: number): void {
+  for (const [key, b] of t.bookings) {
+    if (b.organisation_id === organisationId && touched(b)) t.bookings.set(key, { ...b, updated_at: now });
+  }
+}
+
+/**
+ * The writer of one import over `t`, the import's own copy of the tables.
+ * `hasOrganisation` stands in for the SQL schema's reference from every record to its
+ * organisation.
+ */
+export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string) => boolean): ImportWriter {
+  const requireOrganisation = (organisationId: string, rows: unknown[]) => {
+    if (rows.length > 0 && !hasOrganisation(organisationId)) throw new Error(`No organisation ${organisationId} in the memory store.`);
+  };
+  const requireReferences = (organisationId: string, b: LeaveBookingInput) => {
+    // As the SQL schema's foreign keys: the employee may be deleted, but must exist.
+    if (!t.employees.has(keyOf(organisationId, b.employee_id))) throw new Error(`Booking ${b.id}: no employee ${b.employee_id}.`);
+    if (!t.leaveTypes.has(keyOf(organisationId, b.leave_type_id))) throw new Error(`Booking ${b.id}: no leave type ${b.leave_type_id}.`);
+  };
+
+  return {
+    async upsertEmployees(organisationId, rows: EmployeeInput[], now) {
+      requireOrganisation(organisationId, rows);
+      const records = rows.map((r) => ({ ...pick(r, EMPLOYEE_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
+      const { counts, revived } = writeChanged(t.employees, records, (e) => pick(e, EMPLOYEE_FIELDS));
+      // A deleted employee's bookings are hidden; brought back, they are visible again, so
+      // their updated_at must move or an incremental sync would never see them (docs/api.md,
+      // "Incremental sync").
+      const back = new Set(revived);
+      if (back.size > 0) bumpBookings(t, organisationId, (b) => back.has(b.employee_id), now);
+      return counts;
+    },
+
+    async deleteEmployees(organisationId, ids, now) {
+      return softDelete(t.employees, organisationId, ids, now);
+    },
+
+    async employeeFacts(organisationId, ids) {
+      const facts = new Map<string, EmployeeCalendarFacts>();
+      for (const id of ids) {
+        const e = t.employees.get(keyOf(organisationId, id));
+        if (e && !e.deleted) facts.set(id, { department: e.department, holiday_calendar: e.holiday_calendar });
+      }
+      return facts;
+    },
+
+    async upsertLeaveTypes(organisationId, types: LeaveTypeRecord[], now) {
+      requireOrganisation(organisationId, types);
+      const counts = noCounts();
+      for (const type of lastById(types)) {
+        const key = keyOf(organisationId, type.id);
+        const stored = t.leaveTypes.get(key);
+        const record = { ...pick(type, LEAVE_TYPE_FIELDS), organisation_id: organisationId };
+        if (stored && importedContent(pick(stored, LEAVE_TYPE_FIELDS)) === importedContent(pick(record, LEAVE_TYPE_FIELDS))) {
+          counts.unchanged++;
+          continue;
+        }
+        t.leaveTypes.set(key, record);
+        if (!stored) {
+          counts.created++;
+          continue;
+        }
+        counts.updated++;
+        // Bookings embed their leave type, so what a client sees of them changed too
+        // (docs/api.md, "Incremental sync").
+        bumpBookings(t, organisationId, (b) => b.leave_type_id === type.id, now);
+      }
+      return counts;
+    },
+
+    async upsertLeaveBookings(organisationId, rows: LeaveBookingInput[], now) {
+      requireOrganisation(organisationId, rows);
+      for (const r of lastById(rows)) requireReferences(organisationId, r);
+      const records = rows.map((r) => ({ ...pick(r, BOOKING_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
+      return writeChanged(t.bookings, records, (b) => pick(b, BOOKING_FIELDS)).counts;
+    },
+
+    async deleteLeaveBookings(organisationId, ids, now) {
+      return softDelete(t.bookings, organisationId, ids, now);
+    },
+
+    async upsertClosureDays(organisationId, rows: ClosureDayInput[], now) {
+      requireOrganisation(organisationId, rows);
+      const records = rows.map((r) => ({ ...pick(r, CLOSURE_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
+      return writeChanged(t.closureDays, records, (c) => pick(c, CLOSURE_FIELDS)).counts;
+    },
+
+    async deleteClosureDays(organisationId, ids, now) {
+      return softDelete(t.closureDays, organisationId, ids, now);
+    },
+
+    async replacePublicHolidays(organisationId, calendar, year, rows) {
+      requireOrganisation(organisationId, rows);
+      for (const [key, h] of t.publicHolidays) {
+        if (h.organisation_id === organisationId && h.calendar === calendar && h.year === year) t.publicHolidays.delete(key);
+      }
+      for (const { date, name } of rows) {
+        const holiday = { organisation_id: organisationId, calendar, year, date, name };
+        // One holiday a calendar and date, as the SQL table's primary key has it.
+        if (t.publicHolidays.has(holidayKey(holiday))) throw new Error(`Public holiday ${calendar} ${date} is given twice.`);
+        t.publicHolidays.set(holidayKey(holiday), holiday);
+      }
+    },
+
+    async listClosureDays(organisationId, from, to) {
+      return closureDaysWithin(t, organisationId, from, to);
+    },
+
+    async listImportedPublicHolidays(organisationId, calendars, fromYear, toYear) {
+      return importedHolidaysWithin(t, organisationId, calendars, fromYear, toYear);
+    },
+  };
+}
