@@ -1,9 +1,12 @@
 /**
- * `leaveapi/testing`: `runStoreContract`, the suite every Store must pass, for a host's own
- * test runner (bun:test, vitest, jest), with the fixture its `create` receives.
+ * `leaveapi/testing`: the contracts a store must pass, for a host's own test runner
+ * (bun:test, vitest, jest): `runStoreContract`, every Store, with the fixture its `create`
+ * receives; `runAdminStoreContract`, a store that also implements AdminStore (organisations,
+ * API access, clients, imports), from an empty, migrated store.
  *
  *   import { describe, test, expect } from "vitest";
  *   runStoreContract({ name: "our tables", create: async (fixture) => … }, { describe, test, expect });
+ *   runAdminStoreContract({ name: "our tables", create: async () => … }, { describe, test, expect });
  */
 export {
   runStoreContract,
@@ -12,6 +15,11 @@ export {
   type StoreContractOptions,
   type StoreUnderTest,
 } from "../testing/store-contract.ts";
+export {
+  runAdminStoreContract,
+  type AdminStoreContractOptions,
+  type AdminStoreUnderTest,
+} from "../testing/admin-store-contract.ts";
 export { standardFixture, writeFixture } from "../testing/contract-fixture.ts";
 export type {
   ContractFixture,

@@ -1,15 +1,43 @@
-/** The Store contract on the in-memory reference store (`leaveapi/memory`). */
+/**
+ * The Store and AdminStore contracts on the in-memory reference store (`leaveapi/memory`):
+ * the Store contract twice, on data given to `load` and on data written through the
+ * AdminStore methods alone, as an embedder seeds it.
+ */
 import { describe, expect, test } from "bun:test";
 import { createMemoryStore } from "../adapters/memory-store.ts";
-import { STANDARD_IDS, standardFixture, type ContractFixture } from "../testing/contract-fixture.ts";
+import { runAdminStoreContract } from "../testing/admin-store-contract.ts";
+import { STANDARD_IDS, standardFixture, writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
 import { runStoreContract } from "../testing/store-contract.ts";
 
 runStoreContract(
   {
-    name: "memory",
+    name: "memory, loaded",
     create: async (fixture) => {
       const store = createMemoryStore(fixture);
       return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
+    },
+  },
+  { describe, test, expect },
+);
+
+runStoreContract(
+  {
+    name: "memory, written through its AdminStore methods",
+    create: async (fixture) => {
+      const store = createMemoryStore();
+      await writeFixture(store, fixture);
+      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
+    },
+  },
+  { describe, test, expect },
+);
+
+runAdminStoreContract(
+  {
+    name: "memory",
+    create: async () => {
+      const store = createMemoryStore();
+      return { store, dispose: () => store.close() };
     },
   },
   { describe, test, expect },

@@ -1,6 +1,6 @@
 /**
  * The Store contract on the node:sqlite adapter (the one Deno uses), run here under Bun,
- * in memory and in a file.
+ * in memory and in a file; the AdminStore contract in memory.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openNodeSqliteStore } from "../adapters/node-sqlite.ts";
 import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
+import { runAdminStoreContract } from "../testing/admin-store-contract.ts";
 import { runStoreContract } from "../testing/store-contract.ts";
 
 async function filled(filename: string, fixture: ContractFixture) {
@@ -42,6 +43,18 @@ runStoreContract(
           rmSync(dir, { recursive: true, force: true });
         },
       };
+    },
+  },
+  { describe, test, expect },
+);
+
+runAdminStoreContract(
+  {
+    name: "node:sqlite in memory",
+    create: async () => {
+      const store = openNodeSqliteStore({ filename: ":memory:" });
+      await store.migrate();
+      return { store, dispose: () => store.close() };
     },
   },
   { describe, test, expect },

@@ -1,22 +1,33 @@
 /**
- * The Store contract on Postgres, always: not only when LEAVEAPI_TEST_STORE=postgres. A server
- * that cannot be reached fails this file loudly (test-stores.ts); each test gets its own schema
- * in the run's database, which is dropped at the end.
+ * The Store and AdminStore contracts on Postgres, always: not only when
+ * LEAVEAPI_TEST_STORE=postgres. A server that cannot be reached fails this file loudly
+ * (test-stores.ts); each test gets a schema of its own in the run's database (emptied, when
+ * an earlier test left one free), and the database is dropped at the end.
  */
 import { describe, expect, test } from "bun:test";
-import { openPostgresStore } from "../adapters/postgres.ts";
 import { writeFixture } from "../testing/contract-fixture.ts";
+import { runAdminStoreContract } from "../testing/admin-store-contract.ts";
 import { runStoreContract } from "../testing/store-contract.ts";
-import { freshSchemaName, testRunDatabaseUrl } from "./test-stores.ts";
+import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
 
 runStoreContract(
   {
     name: "Postgres",
     create: async (fixture) => {
-      const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema: freshSchemaName(), poolSize: 4 });
-      await store.migrate();
+      const store = await openPostgresSchemaStore();
       await writeFixture(store, fixture);
-      return { store, dispose: () => store.close(), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
+      return { store, dispose: () => releaseTestStore(store), setApiEnabled: (id, on) => store.setApiEnabled(id, on) };
+    },
+  },
+  { describe, test, expect },
+);
+
+runAdminStoreContract(
+  {
+    name: "Postgres",
+    create: async () => {
+      const store = await openPostgresSchemaStore();
+      return { store, dispose: () => releaseTestStore(store) };
     },
   },
   { describe, test, expect },

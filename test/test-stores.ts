@@ -105,15 +105,28 @@ export async function openTestStore(options: { filename?: string } = {}): Promis
   return store;
 }
 
+/**
+ * A fresh, migrated Postgres store whatever this run tests, in a schema of the run's
+ * database (an emptied one when a closed store left one free); `releaseTestStore` closes
+ * it and frees its schema for the next. For the Postgres contract suites.
+ */
+export async function openPostgresSchemaStore(): Promise<SqlAdminStore> {
+  const store = await openPostgresTestStore();
+  opened.add(store);
+  return store;
+}
+
+/** Closes one store of this module's, and frees its schema (if any) for the next. */
+export async function releaseTestStore(store: SqlAdminStore): Promise<void> {
+  opened.delete(store);
+  await store.close().catch(() => {});
+  const schema = schemaOfStore.get(store);
+  schemaOfStore.delete(store);
+  if (schema !== undefined) freeSchemas.push(schema);
+}
+
 export async function closeTestStores(): Promise<void> {
-  const stores = [...opened];
-  opened.clear();
-  await Promise.all(stores.map((s) => s.close().catch(() => {})));
-  for (const store of stores) {
-    const schema = schemaOfStore.get(store);
-    schemaOfStore.delete(store);
-    if (schema !== undefined) freeSchemas.push(schema);
-  }
+  await Promise.all([...opened].map(releaseTestStore));
 }
 
 /** Drops this run's database, if one was made. */
