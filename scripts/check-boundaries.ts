@@ -1,8 +1,13 @@
 /**
- * Fails when lib/ (or testing/, client/) depends on anything runtime-specific or on the layers above it
- * (STYLE.md: dependencies point one way, lib/ runs unchanged on Bun, Deno and Node).
+ * Fails when dependencies stop pointing one way (STYLE.md):
+ * - lib/ (and testing/, client/, the memory store) depends on anything runtime-specific or
+ *   on the layers above it: lib/ runs unchanged on Bun, Deno and Node;
+ * - production code (lib/, server/, adapters/, scripts/, client/, entry/) imports from
+ *   testing/: that is `leaveapi/testing`, for test runners, and only its own entry point,
+ *   entry/testing.ts, exports it. What production code and the contracts share lives in
+ *   lib/ (lib/store-contents.ts).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
@@ -15,8 +20,13 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\bprocess\.env\b/, "reads process.env"],
   [/\bBuffer\b/, "uses Buffer (use Uint8Array)"],
 ];
+const FROM_TESTING: [RegExp, string][] = [
+  [/(from\s+|import\(\s*)["'](\.{1,2}\/)+testing\//, "imports from testing/ (move what it needs to lib/)"],
+  [/(from\s+|import\(\s*)["']leaveapi\/testing["']/, "imports leaveapi/testing (move what it needs to lib/)"],
+];
 
 function* files(dir: string): Generator<string> {
+  if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* files(path);
@@ -25,22 +35,35 @@ function* files(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
+
+function check(paths: Iterable<string>, rules: [RegExp, string][]): void {
+  for (const file of paths) {
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+        for (const [pattern, what] of rules) {
+          if (pattern.test(line)) problems.push(`${relative(root, file)}:${i + 1}: ${what}: ${line.trim()}`);
+        }
+      });
+  }
+}
+
 // testing/ ships as `leaveapi/testing` for host applications' own test runners, and client/
 // as `leaveapi/client` for integrators on Node, Bun and Deno: both neutral too. So is the
 // memory store (`leaveapi/memory`), which Deno serves and hosts read as a template.
-const neutral = [...files(join(root, "lib")), ...files(join(root, "testing")), ...files(join(root, "client"))];
-for (const file of [...neutral, join(root, "adapters/memory-store.ts")]) {
-  readFileSync(file, "utf8")
-    .split("\n")
-    .forEach((line, i) => {
-      if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
-      for (const [pattern, what] of FORBIDDEN) {
-        if (pattern.test(line)) problems.push(`${relative(root, file)}:${i + 1}: ${what}: ${line.trim()}`);
-      }
-    });
-}
+const memoryStore = [join(root, "adapters/memory-store.ts"), ...files(join(root, "adapters/memory"))];
+check([...files(join(root, "lib")), ...files(join(root, "testing")), ...files(join(root, "client")), ...memoryStore], FORBIDDEN);
+
+const testingEntry = join(root, "entry/testing.ts");
+const production = ["lib", "server", "adapters", "scripts", "client", "entry"].flatMap((dir) => [...files(join(root, dir))]);
+check(production.filter((file) => file !== testingEntry), FROM_TESTING);
+
 if (problems.length > 0) {
-  console.error(`lib/, testing/ and client/ must stay runtime-neutral and depend on nothing above lib/ (STYLE.md):\n${problems.join("\n")}`);
+  console.error(`Dependencies must point one way (STYLE.md):\n${problems.join("\n")}`);
   process.exit(1);
 }
-console.log("boundaries: lib/, testing/ and client/ import nothing runtime-specific or from server/, adapters/, scripts/");
+console.log(
+  "boundaries: lib/, testing/, client/ and the memory store import nothing runtime-specific or from server/, adapters/, scripts/; " +
+    "production code imports nothing from testing/",
+);
