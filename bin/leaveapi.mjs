@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The installed `leaveapi` command (docs/install.md, "From npm"). The command line is built
+ * The installed `leaveapi` command (README, "Getting leaveapi"). The command line is built
  * for Bun (dist/cli): its SQLite is bun:sqlite, and it runs the same code as the single
  * binary. npm installs Bun with the package (the `bun` package, an optional dependency whose
  * platform binary comes from the npm registry like any other package), so this launcher,

@@ -109,8 +109,14 @@ interface RequestState {
   clientId?: string;
 }
 
-type Routed = IRequest;
-type Endpoint = (ctx: DataContext, req: Routed) => Promise<Response>;
+/**
+ * What the router sees: an object of its own that carries the caller's Request, never that
+ * Request itself. itty-router writes `params`, `query` and `route` onto what it routes,
+ * and a Request from Bun.serve's `routes` has a read-only `params` (writing it threw, and
+ * every such request got a 500).
+ */
+type Routed = IRequest & { request: Request };
+type Endpoint = (ctx: DataContext, routed: Routed) => Promise<Response>;
 
 const DATA_METHODS = ["GET", "HEAD"] as const;
 
@@ -130,7 +136,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
     state.route = route;
     only(DATA_METHODS, state);
-    const grant = await authenticate(req, store, scope, state.now);
+    const grant = await authenticate(req.request, store, scope, state.now);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
     return endpoint({ store, grant, url: state.url, publicHolidays }, req);
@@ -148,7 +154,7 @@ export function createHandler(options: HandlerOptions): Handler {
     .all("/v1/oauth/token", (req, state) => {
       state.route = "/v1/oauth/token";
       only(["POST"], state);
-      return handleTokenRequest(req, {
+      return handleTokenRequest(req.request, {
         store,
         now: state.now,
         remoteAddress: state.remoteAddress,
@@ -204,7 +210,8 @@ export function createHandler(options: HandlerOptions): Handler {
     // RFC 8414 §3.1 discovery under a prefix (docs/embedding.md, "Mounting under a path prefix").
     if (metadataOutsideBase.has(url.pathname)) return metadata(url.pathname, state);
     if (!isUnderBasePath(url.pathname, basePath)) throw notFound();
-    return (await router.fetch(req, state)) as Response;
+    const routed = { method: req.method, url: url.href, request: req } as Routed;
+    return (await router.fetch(routed, state)) as Response;
   };
 
   return async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
