@@ -1,12 +1,15 @@
 /**
- * Bearer authentication of the data endpoints (RFC 6750; docs/api.md, "Statuses and
- * codes"): which failures are 401 with a bare challenge, 401 with `error="invalid_token"`,
- * 400 `invalid_request`, or 403 `insufficient_scope`.
+ * Bearer authentication of the data endpoints over HTTP (RFC 6750; docs/api.md, "Statuses
+ * and codes"): reads the token from the Authorization header, authenticates it with
+ * lib/authenticate-bearer.ts, and gives every refusal its `WWW-Authenticate` challenge: a
+ * bare one when no token was sent, `error="invalid_request"` for a malformed header,
+ * `error="invalid_token"`, or `error="insufficient_scope"` with the scope needed.
  */
 import { ApiError } from "../lib/errors.ts";
-import { ACCESS_TOKEN_PATTERN, digestSecret } from "../lib/credentials.ts";
+import { authenticateBearer } from "../lib/authenticate-bearer.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import type { Scope } from "../lib/scopes.ts";
+import { withHeaders } from "./responses.ts";
 
 const REALM = 'Bearer realm="leaveapi"';
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -15,12 +18,6 @@ const OWS_EDGES = /^[ \t]+|[ \t]+$/g;
 
 function unauthenticated(description: string): ApiError {
   return new ApiError(401, "invalid_token", description, { headers: { "WWW-Authenticate": REALM } });
-}
-
-function invalidToken(): ApiError {
-  return new ApiError(401, "invalid_token", "The access token is invalid, expired or revoked; request a new token.", {
-    headers: { "WWW-Authenticate": `${REALM}, error="invalid_token"` },
-  });
 }
 
 function malformed(description: string): ApiError {
@@ -51,13 +48,11 @@ export function bearerToken(req: Request): string {
 /** The grant behind the request's token, checked for expiry and for `scope`. */
 export async function authenticate(req: Request, store: Store, scope: Scope, now: number): Promise<AccessTokenGrant> {
   const token = bearerToken(req);
-  if (!ACCESS_TOKEN_PATTERN.test(token)) throw invalidToken();
-  const grant = await store.findToken(digestSecret(token));
-  if (!grant || now >= grant.expires_at) throw invalidToken();
-  if (!grant.scopes.includes(scope)) {
-    throw new ApiError(403, "insufficient_scope", `This endpoint needs the scope '${scope}', which the token was not granted.`, {
-      headers: { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"` },
-    });
+  try {
+    return await authenticateBearer(store, token, scope, now);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const challenge = error.code === "insufficient_scope" ? `error="insufficient_scope", scope="${scope}"` : `error="${error.code}"`;
+    throw withHeaders(error, { "WWW-Authenticate": `${REALM}, ${challenge}` });
   }
-  return grant;
 }

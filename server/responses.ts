@@ -2,7 +2,7 @@
  * Response construction: the headers every answer carries (docs/api.md, "HTTP behaviour") and the one
  * place an `ApiError` becomes a JSON body.
  */
-import type { ApiError } from "../lib/errors.ts";
+import { ApiError } from "../lib/errors.ts";
 import { holdsSecretMarker } from "../lib/url-credentials.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -22,6 +22,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
     status,
     headers: { "Content-Type": "application/json", ...headers },
   });
+}
+
+/** The same error answered with more headers: how the server adds an HTTP challenge to what lib/ decided. */
+export function withHeaders(error: ApiError, headers: Record<string, string>): ApiError {
+  return new ApiError(error.status, error.code, error.message, { param: error.param, headers: { ...error.headers, ...headers } });
 }
 
 export function errorResponse(error: ApiError): Response {
