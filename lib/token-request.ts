@@ -1,8 +1,10 @@
 /**
  * Reading a token request (RFC 6749 §2.3.1, §3.2, §4.4): the form body and the HTTP Basic
- * header, strictly. Pure functions; the flow that uses them is in the token endpoint.
+ * header, strictly, into the parameters the token operation takes (lib/issue-token.ts).
+ * Pure functions: reading the HTTP request itself is the server's.
  */
 import { base64Decode, formDecode, utf8DecodeStrict } from "./encoding.ts";
+import { invalidParam, invalidRequest } from "./errors.ts";
 
 /** Form fields by name, each with every value given; `null` for a malformed body. */
 export function parseForm(body: string): Map<string, string[]> | null {
@@ -53,4 +55,54 @@ export function parseBasicAuthorization(header: string | null): BasicCredentials
 export function isFormContentType(contentType: string | null): boolean {
   if (contentType === null) return false;
   return contentType.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded";
+}
+
+/** A token request's parameters as `issueToken` (lib/issue-token.ts) takes them. */
+export interface TokenRequest {
+  grantType: string;
+  scope: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  /** The Authorization header could not be read as Basic credentials. */
+  badAuthorization: boolean;
+}
+
+const PROTOCOL_PARAMS = ["grant_type", "scope", "client_id", "client_secret"] as const;
+
+/**
+ * The parameters of a token request from its form fields and its Authorization header:
+ * each protocol parameter at most once, client credentials in one place only, and a
+ * grant type present. Throws the 400 that names what is wrong (docs/api.md, "Order of checks").
+ */
+export function readTokenRequest(form: ReadonlyMap<string, string[]>, authorization: BasicCredentials): TokenRequest {
+  const single: Partial<Record<(typeof PROTOCOL_PARAMS)[number], string>> = {};
+  for (const name of PROTOCOL_PARAMS) {
+    const values = form.get(name);
+    if (values && values.length > 1) throw invalidParam(name, `The parameter '${name}' is given more than once.`);
+    // An empty value counts as omitted (RFC 6749 §3.2).
+    if (values && values[0] !== "") single[name] = values[0];
+  }
+
+  let clientId = single.client_id;
+  let clientSecret = single.client_secret;
+  if (authorization.kind !== "none") {
+    if (
+      single.client_secret !== undefined ||
+      (authorization.kind === "basic" && clientId !== undefined && clientId !== authorization.clientId)
+    ) {
+      throw invalidRequest("Send client credentials either in the Authorization header or in the form body, not both.");
+    }
+    if (authorization.kind === "basic") {
+      clientId = authorization.clientId;
+      clientSecret = authorization.clientSecret;
+    }
+  }
+  if (single.grant_type === undefined) throw invalidParam("grant_type", "The parameter 'grant_type' is required: use client_credentials.");
+  return {
+    grantType: single.grant_type,
+    scope: single.scope,
+    clientId,
+    clientSecret,
+    badAuthorization: authorization.kind === "other-scheme" || authorization.kind === "malformed",
+  };
 }

@@ -23,21 +23,19 @@ import { loggablePath, redactSecrets, urlCarriesCredentials } from "../lib/url-c
 import type { Scope } from "../lib/scopes.ts";
 import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-holidays.ts";
 import type { Store } from "../lib/store.ts";
+import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
+import { listLeavePage } from "../lib/leave-pages.ts";
+import { listHolidays } from "../lib/holidays.ts";
+import { parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
-import {
-  getEmployeeEndpoint,
-  listEmployeesEndpoint,
-  listHolidaysEndpoint,
-  listLeaveEndpoint,
-  type DataContext,
-} from "./data-endpoints.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
-import { DEFAULT_TOKEN_LIMITS, handleTokenRequest, type TokenLimits } from "./token-endpoint.ts";
+import { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
+import { handleTokenRequest } from "./token-endpoint.ts";
 
 export interface RequestLogEntry {
   time: string;
@@ -116,7 +114,12 @@ interface RequestState {
  * every such request got a 500).
  */
 type Routed = IRequest & { request: Request };
-type Endpoint = (ctx: DataContext, routed: Routed) => Promise<Response>;
+/**
+ * A data endpoint: its query (and path) read into a lib/ operation's input, and the
+ * operation's result, which is the 200 answer's JSON body. Runs after authentication and
+ * scope: parameters (400), then lookup (404).
+ */
+type Endpoint = (organisationId: string, url: URL, routed: Routed) => Promise<unknown>;
 
 const DATA_METHODS = ["GET", "HEAD"] as const;
 
@@ -139,7 +142,7 @@ export function createHandler(options: HandlerOptions): Handler {
     const grant = await authenticate(req.request, store, scope, state.now);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
-    return endpoint({ store, grant, url: state.url, publicHolidays }, req);
+    return json(200, await endpoint(grant.organisation_id, state.url, req));
   };
 
   const metadata = (route: string, state: RequestState) => {
@@ -154,19 +157,30 @@ export function createHandler(options: HandlerOptions): Handler {
     .all("/v1/oauth/token", (req, state) => {
       state.route = "/v1/oauth/token";
       only(["POST"], state);
-      return handleTokenRequest(req.request, {
-        store,
+      return handleTokenRequest(req.request, store, {
         now: state.now,
         remoteAddress: state.remoteAddress,
         randomBytes,
         limits,
-        identify: (organisationId, clientId) => Object.assign(state, { organisationId, clientId }),
+        onAuthenticated: (client) => Object.assign(state, { organisationId: client.organisation_id, clientId: client.client_id }),
       });
     })
-    .all("/v1/employees", data("/v1/employees", "employees:read", listEmployeesEndpoint))
-    .all("/v1/employees/:id", data("/v1/employees/{id}", "employees:read", (ctx, req) => getEmployeeEndpoint(ctx, req.params.id ?? "")))
-    .all("/v1/leave-requests", data("/v1/leave-requests", "leave:read", listLeaveEndpoint))
-    .all("/v1/holidays", data("/v1/holidays", "holidays:read", listHolidaysEndpoint))
+    .all("/v1/employees", data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url))))
+    .all(
+      "/v1/employees/:id",
+      data("/v1/employees/{id}", "employees:read", async (org, url, req) => {
+        // No query parameters here; any is refused like a typo on the lists (docs/api.md, "Query parameters").
+        readQuery(url, []);
+        return { data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? "")) };
+      }),
+    )
+    .all("/v1/leave-requests", data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url))))
+    .all(
+      "/v1/holidays",
+      data("/v1/holidays", "holidays:read", async (org, url) => ({
+        data: await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays),
+      })),
+    )
     .all("/healthz", async (req, state) => {
       state.route = "/healthz";
       only(DATA_METHODS, state);

@@ -1,0 +1,64 @@
+/**
+ * Keyset paging shared by the list operations (docs/api.md, "Paging, ordering and
+ * cursors"): a cursor carries the (sort key, id) of the last record of its page, signed
+ * and bound to organisation, endpoint and filters (lib/cursor-codec.ts), so the next page
+ * resumes strictly after it however the data changed meanwhile.
+ */
+import { invalidParam } from "./errors.ts";
+import { decodeCursor, encodeCursor, type CursorBinding } from "./cursor-codec.ts";
+import type { Store } from "./store.ts";
+
+/** One page of a list endpoint as its v1 JSON body. */
+export interface Page<T> {
+  has_more: boolean;
+  next_cursor: string | null;
+  data: T[];
+}
+
+interface SortKeyTypes {
+  string: string;
+  number: number;
+}
+
+/** A record's place in the order of its list: (sort key, id). */
+export type KeysetPosition<K extends keyof SortKeyTypes> = [SortKeyTypes[K], string];
+
+export interface KeysetPageSpec<K extends keyof SortKeyTypes, T, J> {
+  /** What a cursor is bound to: the organisation, the endpoint and every filter but `limit`. */
+  binding: CursorBinding;
+  /** The `next_cursor` of the previous page, unchanged; `undefined` for the first page. */
+  cursor: string | undefined;
+  limit: number;
+  /** The type of the sort key, which a decoded cursor must have. */
+  sortKey: K;
+  /** Up to `limit` records in list order, strictly after `after` when given. */
+  fetch: (after: KeysetPosition<K> | undefined, limit: number) => Promise<T[]>;
+  position: (record: T) => KeysetPosition<K>;
+  shape: (record: T) => J;
+}
+
+/**
+ * One page: resumes after the cursor's position, fetches one record more than asked so
+ * that `has_more` is exact, and signs the position of the last record returned. Throws a
+ * 400 naming `cursor` for one this installation did not make for exactly this binding.
+ */
+export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
+  store: Pick<Store, "installationKey">,
+  spec: KeysetPageSpec<K, T, J>,
+): Promise<Page<J>> {
+  const { binding, limit } = spec;
+  const key = await store.installationKey();
+  let after: KeysetPosition<K> | undefined;
+  if (spec.cursor !== undefined) {
+    const position = decodeCursor(key, binding, spec.cursor);
+    if (!position || typeof position[0] !== spec.sortKey || typeof position[1] !== "string") {
+      throw invalidParam("cursor", "The cursor is not valid for this endpoint and these filters; pass next_cursor unchanged, with the same filters.");
+    }
+    after = [position[0] as SortKeyTypes[K], position[1]];
+  }
+  const rows = await spec.fetch(after, limit + 1);
+  const hasMore = rows.length > limit;
+  const records = hasMore ? rows.slice(0, limit) : rows;
+  const next = hasMore ? encodeCursor(key, binding, spec.position(records[records.length - 1]!)) : null;
+  return { has_more: hasMore, next_cursor: next, data: records.map(spec.shape) };
+}
