@@ -5,7 +5,10 @@
  * - production code (lib/, server/, adapters/, scripts/, client/, entry/) imports from
  *   testing/: that is `leaveapi/testing`, for test runners, and only its own entry point,
  *   entry/testing.ts, exports it. What production code and the contracts share lives in
- *   lib/ (lib/store-contents.ts).
+ *   lib/ (lib/store-contents.ts);
+ * - server/ imports a store implementation (adapters/, `leaveapi/sqlite` and the like, a
+ *   database driver): it maps HTTP to lib/'s operations over the Store interface, and
+ *   which store serves them is the host's choice, passed to createHandler.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -19,6 +22,13 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\bBun\./, "uses the Bun global"],
   [/\bprocess\.env\b/, "reads process.env"],
   [/\bBuffer\b/, "uses Buffer (use Uint8Array)"],
+];
+const STORE_IMPLEMENTATION: [RegExp, string][] = [
+  [/(from\s+|import\(\s*)["'](\.{1,2}\/)+adapters\//, "imports from adapters/ (server/ works on the Store interface of lib/store.ts)"],
+  [
+    /(from\s+|import\(\s*)["'](leaveapi\/(sqlite|postgres|memory)|kysely|pg|bun:sqlite|node:sqlite)["']/,
+    "imports a store implementation or database driver (server/ works on the Store interface of lib/store.ts)",
+  ],
 ];
 const FROM_TESTING: [RegExp, string][] = [
   [/(from\s+|import\(\s*)["'](\.{1,2}\/)+testing\//, "imports from testing/ (move what it needs to lib/)"],
@@ -55,6 +65,8 @@ function check(paths: Iterable<string>, rules: [RegExp, string][]): void {
 const memoryStore = [join(root, "adapters/memory-store.ts"), ...files(join(root, "adapters/memory"))];
 check([...files(join(root, "lib")), ...files(join(root, "testing")), ...files(join(root, "client")), ...memoryStore], FORBIDDEN);
 
+check(files(join(root, "server")), STORE_IMPLEMENTATION);
+
 const testingEntry = join(root, "entry/testing.ts");
 const production = ["lib", "server", "adapters", "scripts", "client", "entry"].flatMap((dir) => [...files(join(root, dir))]);
 check(production.filter((file) => file !== testingEntry), FROM_TESTING);
@@ -65,5 +77,5 @@ if (problems.length > 0) {
 }
 console.log(
   "boundaries: lib/, testing/, client/ and the memory store import nothing runtime-specific or from server/, adapters/, scripts/; " +
-    "production code imports nothing from testing/",
+    "server/ imports no store implementation; production code imports nothing from testing/",
 );
