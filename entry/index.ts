@@ -8,7 +8,7 @@
  */
 export { createHandler } from "../server/handler.ts";
 export type { Handler, HandlerOptions, RequestInfo, RequestLogEntry } from "../server/handler.ts";
-export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../server/token-endpoint.ts";
+export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
 /** Shipped public holidays worked out in a worker thread, for `createHandler`'s `publicHolidays` (docs/embedding.md). */
 export { createHolidayWorker, HOLIDAY_TIMEOUT_MS, type HolidayWorker, type HolidayWorkerOptions } from "../adapters/holiday-worker.ts";
 export type { PublicHoliday, PublicHolidaySource } from "../lib/public-holidays.ts";

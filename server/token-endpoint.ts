@@ -11,8 +11,6 @@ import { utf8DecodeStrict } from "../lib/encoding.ts";
 import type { Store } from "../lib/store.ts";
 import { json, withHeaders } from "./responses.ts";
 
-export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
-
 export const TOKEN_BODY_LIMIT = 4096;
 
 /** The challenge of a failed client authentication (RFC 6749 §5.2). */

@@ -4,7 +4,7 @@
  * events of addresses seen once (every scanner's) would stay in the table for ever.
  */
 import type { Store } from "../../lib/store.ts";
-import { DEFAULT_TOKEN_LIMITS } from "../../server/token-endpoint.ts";
+import { DEFAULT_TOKEN_LIMITS } from "../../lib/issue-token.ts";
 import type { Logger } from "./logger.ts";
 
 /** Once a minute: the table then holds at most about two windows of events. */
