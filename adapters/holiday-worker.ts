@@ -8,7 +8,7 @@
  * nothing for `timeoutMs` while questions wait, it is ended, the requests waiting on it fail (a 500 for each, with
  * the cause in the log) and the next request starts a fresh thread. With the years
  * bounded to SHIPPED_YEARS no calendar comes near the limit
- * (test/holidays-bounds.test.ts); the limit is a second line of defence.
+ * (test/holidays-bounds.e2e.test.ts); the limit is a second line of defence.
  */
 import { Worker } from "node:worker_threads";
 import { createPublicHolidayCache, type PublicHoliday, type PublicHolidaySource } from "../lib/public-holidays.ts";

@@ -4,7 +4,7 @@
  * calendar-year once, in this thread, and prints how many there were, the slowest ten and
  * the distribution, so that a new `date-holidays` release that spins (as year 1 of the
  * Chinese calendar did) or slows down is found before it ships. About 10 minutes on one
- * core of the reference machine; test/holidays-bounds.test.ts checks the edge years in CI.
+ * core of the reference machine; test/holidays-bounds.e2e.test.ts checks the edge years in CI.
  *
  *   bun bench/holiday-sweep.ts [--from 1900] [--to 2199] [--only CN,TW]
  */

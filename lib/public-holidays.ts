@@ -15,7 +15,7 @@ import Holidays from "date-holidays";
 
 export const CALENDAR_KEY_PATTERN = /^[A-Z]{2}(-[A-Z]{2,3})?$/;
 
-/** The years the shipped dataset covers; test/holidays-bounds.test.ts computes every calendar at both ends. */
+/** The years the shipped dataset covers; test/holidays-bounds.e2e.test.ts computes every calendar at both ends. */
 export const SHIPPED_YEARS = { first: 1900, last: 2199 } as const;
 
 export interface PublicHoliday {

@@ -1,5 +1,5 @@
 /**
- * fast-check generators for the endpoint fuzzer (fuzz-endpoints.test.ts): request pieces
+ * fast-check generators for the endpoint fuzzer (fuzz-endpoints.e2e.test.ts): request pieces
  * that are mostly near the edge of valid (real parameter names with good and bad values,
  * real tokens and secrets) with a share of plain garbage (unicode, percent-escapes, `+`,
  * repeats, very long values). What a generated request should get is decided by

@@ -1,5 +1,5 @@
 /**
- * Requests the endpoint fuzzer (fuzz-endpoints.test.ts) once answered wrongly, kept as
+ * Requests the endpoint fuzzer (fuzz-endpoints.e2e.test.ts) once answered wrongly, kept as
  * plain tests so that they are checked on every run whatever seed the fuzzer uses.
  */
 import { expect, test } from "bun:test";

@@ -3,7 +3,7 @@
  * however they are spelled in one (issue 12): an answer every time, never an exception,
  * and nothing token-shaped in the log. Handler-level, on the memory store: these checks
  * come before any store is asked. The same requests over a real socket are in
- * test/fuzz-socket.test.ts.
+ * test/fuzz-socket.e2e.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { createMemoryStore } from "../adapters/memory-store.ts";

@@ -2,7 +2,7 @@
  * The Bun front of `leaveapi serve` when something goes wrong outside the handler (issue
  * 12): Bun.serve never runs in its development mode, whatever NODE_ENV says, and an
  * error that escapes gets the project's JSON 500 with the usual headers, logged without
- * the URL. The same server over raw sockets, as a child process: test/fuzz-socket.test.ts.
+ * the URL. The same server over raw sockets, as a child process: test/fuzz-socket.e2e.test.ts.
  */
 import { afterEach, expect, test } from "bun:test";
 import type { Server } from "bun";

@@ -1,7 +1,7 @@
 /**
  * The raw-socket fuzzer (issue 12): seeded byte sequences sent over TCP to a running
  * `leaveapi serve`, each on its own connection, and the oracle every answer must meet.
- * Used by test/fuzz-socket.test.ts (the server from source) and test/binary.e2e.test.ts
+ * Used by test/fuzz-socket.e2e.test.ts (the server from source) and test/binary.e2e.test.ts
  * (the compiled executable with a bare environment).
  *
  * What a case varies: the method (Bun's, unknown, malformed), the request target

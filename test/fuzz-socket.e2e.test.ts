@@ -5,7 +5,7 @@
  * seeded fuzzer of test/socket-fuzz.ts; last, everything the process wrote to stdout and
  * stderr is searched for secrets, token-shaped strings and anything but log lines.
  *
- *   FUZZ_SOCKET_SEED=7 FUZZ_SOCKET_CASES=20000 bun test test/fuzz-socket.test.ts
+ *   FUZZ_SOCKET_SEED=7 FUZZ_SOCKET_CASES=20000 bun test test/fuzz-socket.e2e.test.ts
  *
  * replays or widens a run: FUZZ_SOCKET_SEED takes one seed or a comma-separated list,
  * FUZZ_SOCKET_CASES the cases per seed (default 3,000 with seed 20261125: a few seconds).
@@ -78,7 +78,7 @@ test("what Bun refuses or drops before our code runs, exactly as SECURITY.md lis
 test(`seeded raw-socket fuzz: our JSON or a listed Bun refusal, never a 5xx or a hang (${SEEDS.length} × ${CASES} cases)`, async () => {
   let ran = 0;
   for (const seed of SEEDS) {
-    const replay = `FUZZ_SOCKET_SEED=${seed} FUZZ_SOCKET_CASES=${CASES} bun test test/fuzz-socket.test.ts`;
+    const replay = `FUZZ_SOCKET_SEED=${seed} FUZZ_SOCKET_CASES=${CASES} bun test test/fuzz-socket.e2e.test.ts`;
     const report = await runSocketFuzz(port, generateCases(seed, CASES, fixtures, port), { concurrency: 4, timeoutMs: CASE_TIMEOUT_MS, replay });
     ran += report.cases;
     const statuses = [...report.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s || "closed"}×${n}`).join(" ");

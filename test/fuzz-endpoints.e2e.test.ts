@@ -34,7 +34,7 @@ async function check<T>(property: fc.IAsyncPropertyWithHooks<T>, numRuns: number
   casesRun += details.numRuns;
   if (details.failed) {
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new Error(`${fc.defaultReportMessage(details)}\n${cause}\nReplay: FUZZ_SEED=${SEED} bun test test/fuzz-endpoints.test.ts (fast-check path ${details.counterexamplePath})`);
+    throw new Error(`${fc.defaultReportMessage(details)}\n${cause}\nReplay: FUZZ_SEED=${SEED} bun test test/fuzz-endpoints.e2e.test.ts (fast-check path ${details.counterexamplePath})`);
   }
 }
 
