@@ -8,7 +8,7 @@
  * followed: they are what the tests exercise, not how the tests are wired.
  */
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { ROOT } from "./test-files.ts";
 
 const TEST_DIR = join(ROOT, "test");
@@ -168,7 +168,3 @@ export function reachScanner(target: Target) {
   };
 }
 
-/** A path under the root as test files are named: relative, with `/`. */
-export function repoPath(path: string): string {
-  return relative(ROOT, path).split(sep).join("/");
-}
