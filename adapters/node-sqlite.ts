@@ -11,10 +11,10 @@
  */
 import { createRequire } from "node:module";
 import { SqliteUnsupportedError } from "../lib/errors.ts";
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SqliteDatabase } from "kysely";
 import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
+import { configureSqlite, kyselyStatement, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
 
 export type NodeSqliteStoreOptions = SqliteStoreOptions;
 
@@ -41,20 +41,14 @@ function bindable(parameters: readonly unknown[]): SQLInputValue[] {
   return parameters.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : (p as SQLInputValue)));
 }
 
-function kyselyStatement(statement: StatementSync): SqliteStatement {
-  return {
-    // A statement that yields columns (select, pragma, returning) is read with `all`.
-    reader: statement.columns().length > 0,
-    all: (parameters) => statement.all(...bindable(parameters)),
-    run: (parameters) => statement.run(...bindable(parameters)),
-    iterate: (parameters) => statement.iterate(...bindable(parameters)),
-  };
-}
-
 /** DatabaseSync with the better-sqlite3-like surface Kysely's SqliteDialect drives. */
 function kyselyDatabase(database: DatabaseSync): SqliteDatabase {
   return {
-    prepare: (sql) => kyselyStatement(database.prepare(sql)),
+    prepare: (sql) => {
+      const statement = database.prepare(sql);
+      // A statement that yields columns (select, pragma, returning) is read with `all`.
+      return kyselyStatement(statement, statement.columns().length > 0, bindable);
+    },
     close: () => database.close(),
   };
 }
@@ -84,5 +78,5 @@ export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminSt
   const { DatabaseSync } = loadNodeSqlite();
   const database = new DatabaseSync(options.filename);
   configureSqlite(database, options);
-  return sqliteStore(new SqliteDialect({ database: kyselyDatabase(database) }), isUnavailable);
+  return sqliteStore(kyselyDatabase(database), isUnavailable);
 }

@@ -4,11 +4,12 @@
  * midnight Date, shifting the day in some time zones) and BIGINT instants as numbers.
  */
 import { Kysely, PostgresDialect } from "kysely";
-import { SHAPE_SQL_PREFIX } from "./sql/query-shapes.ts";
 import pg from "pg";
 import { cryptoRandomBytes } from "../lib/credentials.ts";
+import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../lib/token-grant-cache.ts";
 import { POSTGRES } from "./sql/capabilities.ts";
-import { SqlAdminStore } from "./sql/sql-admin-store.ts";
+import { keepHotQueriesPrepared } from "./sql/fast-paths.ts";
+import { createSqlAdminStore, type SqlAdminStore } from "./sql/sql-admin-store.ts";
 import type { Tables } from "./sql/tables.ts";
 
 export interface PostgresStoreOptions {
@@ -66,28 +67,6 @@ export function isPostgresUnavailable(error: unknown): boolean {
   );
 }
 
-/** One name per shape's SQL text, the same on every connection of the process. */
-const statementNames = new Map<string, string>();
-
-/**
- * Runs the store's query shapes (query-shapes.ts) as named prepared statements on this
- * connection: parsed and planned once, where an unnamed statement is planned on every
- * call (about 4 ms for the leave page's one-scan-per-span-class query, more than running
- * it). Other SQL, such as an import's multi-row writes, goes through unchanged.
- */
-function keepShapesPrepared(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text !== "string" || !text.startsWith(SHAPE_SQL_PREFIX) || !Array.isArray(values)) return query(text, values, callback);
-    let name = statementNames.get(text);
-    if (name === undefined) {
-      name = `leaveapi_shape_${statementNames.size + 1}`;
-      statementNames.set(text, name);
-    }
-    return query({ name, text, values }, callback);
-  };
-}
-
 export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore {
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
@@ -104,7 +83,7 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
       // this the request would wait for ever.
       query_timeout: statementTimeoutMs + 1000,
       types,
-      // Named statements are only the store's fixed shapes (below). A generic plan is
+      // Named statements are only the store's hot queries (sql/fast-paths.ts). A generic plan is
       // planned once; a custom one, which Postgres otherwise keeps choosing for the leave
       // page, costs ~4 ms of planning per request. Their plans do not hinge on the values:
       // ordered index scans under a LIMIT, keyed by the organisation.
@@ -112,12 +91,11 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on("error", () => {});
-    pool.on("connect", keepShapesPrepared);
-    return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: keepHotQueriesPrepared(pool) }) });
   };
   const db = connect(options.connectionString);
   const readDb = options.readConnectionString === undefined ? undefined : connect(options.readConnectionString);
-  return new SqlAdminStore({
+  const store = createSqlAdminStore({
     db,
     caps: POSTGRES,
     isUnavailable: isPostgresUnavailable,
@@ -128,4 +106,6 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
       await Promise.all([db.destroy(), readDb?.destroy()]);
     },
   });
+  // Live token grants reused for a few seconds: a round trip saved per request (lib/token-grant-cache.ts).
+  return withTokenGrantCache(store, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
 }

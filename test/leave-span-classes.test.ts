@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { addDays } from "../lib/dates.ts";
 import type { LeaveBookingRecord } from "../lib/records.ts";
-import { classMaxSpan, LAST_BOUNDED_CLASS } from "../adapters/sql/leave-span-classes.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS } from "../lib/leave-span-plan.ts";
 import { booking, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
 // Spans on both sides of every class edge, and some beyond the last bounded class.

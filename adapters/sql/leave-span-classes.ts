@@ -1,38 +1,20 @@
 /**
- * Span classes: how the overlap scan of GET /v1/leave-requests stays cheap however many
- * bookings an organisation has.
- *
- * A booking overlaps [from, to] when start_date <= to and end_date >= from. Keyset order
- * is (start_date, id), so the scan runs over start_date; its lower end has to reach back
- * by the longest booking's span, and every shorter booking that starts in that stretch
- * and ends before `from` is read and thrown away. With one six-month absence among a
- * million one-week bookings, that is six months of bookings read for every page.
- *
- * So the index leads with each booking's span class (an expression over its dates: 0
- * for one-day bookings, then one class per doubling of the span). The page query
- * scans each class on its own, reaching back only by that class's longest span, and
- * merges the classes in (start_date, id) order. What is thrown away is then at most
- * about as many bookings as actually straddle `from`, not six months' worth.
+ * The span classes of lib/leave-span-plan.ts in SQL: the expression that gives a booking's
+ * class, and the leave page's index that leads with it (migration 0002). The page query
+ * (leave-page-queries.ts) scans the index one class at a time.
  */
+import { classMaxSpan, LAST_BOUNDED_CLASS } from "../../lib/leave-span-plan.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 
-/** Classes 0..LAST_BOUNDED_CLASS hold spans below 2^class days; the last class holds the rest. */
-export const LAST_BOUNDED_CLASS = 9;
-export const SPAN_CLASS_COUNT = LAST_BOUNDED_CLASS + 2;
-
-/** The longest span (end_date - start_date, in days) a bounded class holds. */
-export function classMaxSpan(spanClass: number): number {
-  return 2 ** spanClass - 1;
-}
-
 /**
- * The class of end_date - start_date. The page index is built on this expression and
- * the page query repeats it word for word, which is how the planner matches the two.
+ * The class of end_date - start_date, as lib/leave-span-plan.ts's spanClassOf. The page
+ * index is built on this expression and the page query repeats it word for word, which is
+ * how the planner matches the two: its text must never change.
  */
 export function spanClassExpression(caps: SqlCapabilities): string {
   const span = caps.dialect === "postgres" ? "(end_date - start_date)" : "(julianday(end_date) - julianday(start_date))";
   const cases: string[] = [];
-  for (let c = 0; c <= LAST_BOUNDED_CLASS; c++) cases.push(`when ${span} < ${2 ** c} then ${c}`);
+  for (let c = 0; c <= LAST_BOUNDED_CLASS; c++) cases.push(`when ${span} < ${classMaxSpan(c) + 1} then ${c}`);
   return `case ${cases.join(" ")} else ${LAST_BOUNDED_CLASS + 1} end`;
 }
 

@@ -1,16 +1,20 @@
 /**
  * The admin side of the SQL store: migrations, organisations, clients, and imports run in
- * one transaction through the import writer (sql-import-writer.ts).
+ * one transaction through the import writer (sql-import-writer.ts). `createSqlAdminStore`
+ * composes it with the Store of sql-store.ts over one SqlContext.
  */
-import { Migrator, sql, type Kysely } from "kysely";
+import { Migrator, sql } from "kysely";
 import type { AdminStore, ImportWriter, NewClient } from "../../lib/admin-store.ts";
-import type { ApiClient, Organisation } from "../../lib/store.ts";
+import type { ApiClient, Organisation, Store } from "../../lib/store.ts";
+import { withPageCache } from "./fast-paths.ts";
 import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
-import { SqlStore } from "./sql-store.ts";
+import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
-import { withPageCache } from "./sqlite-page-cache.ts";
+import { createSqlStore } from "./sql-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
+
+const CLIENT_COLUMNS = ["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"] as const;
 
 function toClient(r: {
   client_id: string;
@@ -42,169 +46,151 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
  */
 const IMPORT_CACHE_KIB = 24 * 1024;
 
-export class SqlAdminStore extends SqlStore implements AdminStore {
-  constructor(...args: ConstructorParameters<typeof SqlStore>) {
-    super(...args);
-  }
+/** The SQL store: the Store the API reads and the AdminStore the commands and imports write. */
+export interface SqlAdminStore extends Store, AdminStore {}
 
-  migrate(): Promise<void> {
-    return this.guard(async () => {
-      const schema = this.options.schema;
-      if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(this.db);
-      const migrator = new Migrator({
-        db: this.db,
-        provider: { getMigrations: async () => schemaMigrations(this.caps) },
-        // Without this, Kysely looks for its bookkeeping tables in every schema and may
-        // find another tenant's; with it they live beside this store's tables.
-        ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-      });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error instanceof Error ? error : new Error(String(error));
-    });
-  }
-
-  createOrganisation(org: Organisation): Promise<void> {
-    return this.guard(async () => {
-      await this.db
-        .insertInto("organisations")
-        .values({ id: org.id, name: org.name, api_enabled: this.boolValue(org.api_enabled), created_at: org.created_at })
-        .execute();
-    });
-  }
-
-  listOrganisations(): Promise<Organisation[]> {
-    return this.guard(async () => {
-      const rows = await this.db.selectFrom("organisations").selectAll().orderBy("created_at").orderBy("id").execute();
-      return rows.map(toOrganisation);
-    });
-  }
-
-  findOrganisation(id: string): Promise<Organisation | null> {
-    return this.guard(async () => {
-      const row = await this.db.selectFrom("organisations").selectAll().where("id", "=", id).executeTakeFirst();
-      return row ? toOrganisation(row) : null;
-    });
-  }
-
-  setApiEnabled(id: string, enabled: boolean): Promise<boolean> {
-    return this.guard(async () => {
-      const found = await this.db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable("organisations")
-          .set({ api_enabled: this.boolValue(enabled) })
-          .where("id", "=", id)
-          .executeTakeFirst();
-        // Off revokes the live tokens for good, so switching on again revives none of them
-        // (README, "The command line"); saveToken never stores one while access is off.
-        if (!enabled) await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
-        return Number(result.numUpdatedRows) > 0;
-      });
-      // After the commit, so that no lookup can bring back what it read before it.
-      this.forgetGrants();
-      return found;
-    });
-  }
-
-  createClient(client: NewClient): Promise<void> {
-    return this.guard(async () => {
-      await this.db
-        .insertInto("api_clients")
-        .values({
-          client_id: client.client_id,
-          organisation_id: client.organisation_id,
-          name: client.name,
-          secret_digest: client.secret_digest,
-          scopes: client.scopes.join(" "),
-          created_at: client.created_at,
-          revoked_at: client.revoked_at,
-        })
-        .execute();
-    });
-  }
-
-  listClients(organisationId: string): Promise<ApiClient[]> {
-    return this.guard(async () => {
-      const rows = await this.db
-        .selectFrom("api_clients")
-        .select(["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"])
-        .where("organisation_id", "=", organisationId)
-        .orderBy("created_at")
-        .orderBy("client_id")
-        .execute();
-      return rows.map(toClient);
-    });
-  }
-
-  revokeClient(clientId: string, now: number): Promise<ApiClient | null> {
-    return this.guard(async () => {
-      const revoked = await this.db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable("api_clients")
-          .set({ revoked_at: now })
-          .where("client_id", "=", clientId)
-          .where("revoked_at", "is", null)
-          .execute();
-        // The tokens are useless now; removing them keeps the token table small.
-        await trx.deleteFrom("access_tokens").where("client_id", "=", clientId).execute();
-        const row = await trx
-          .selectFrom("api_clients")
-          .select(["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"])
-          .where("client_id", "=", clientId)
-          .executeTakeFirst();
-        return row ? toClient(row) : null;
-      });
-      // After the commit, so that no lookup can bring back what it read before it.
-      this.forgetGrants();
-      return revoked;
-    });
-  }
-
-  runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
-    return this.guard(async () => {
-      // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
-      // COMMIT itself fails (a full disk shows there once the page cache holds the
-      // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
-      // with "no transaction is active", and that would be the error reported.
-      const result = await this.withImportCache(() =>
-        this.db.connection().execute(async (conn) => {
-          await sql`begin`.execute(conn);
-          try {
-            const writer = new SqlImportWriter(conn, this.caps, (b) => this.boolValue(b));
-            const done = await work(writer);
-            await writer.flushStaged();
-            await sql`commit`.execute(conn);
-            return done;
-          } catch (error) {
-            // The first error is the real one; a rollback after SQLite's own can only fail.
-            await sql`rollback`.execute(conn).catch(() => {});
-            throw error;
-          }
-        }),
-      );
-      await this.refreshStatistics();
-      return result;
-    });
-  }
-
-  /**
-   * A larger SQLite page cache while an import runs: with the default 2 MB, a large import
-   * reads again nearly every index page it looks up or changes. Put back afterwards, so a
-   * long-running process keeps its own budget.
-   */
-  private withImportCache<T>(work: () => Promise<T>): Promise<T> {
-    return this.caps.dialect === "sqlite" ? withPageCache(this.db as unknown as Kysely<never>, IMPORT_CACHE_KIB, work) : work();
-  }
-
-  /**
-   * Fresh planner statistics after an import: a large first import otherwise leaves
-   * Postgres planning on an empty table's figures (it chose a full scan of the
-   * organisation's bookings for the leave page) until autovacuum gets round to it.
-   * SQLite plans without statistics unless ANALYZE is run, and its queries here are
-   * written for that (sampled statistics from PRAGMA optimize misled it).
-   */
-  private async refreshStatistics(): Promise<void> {
-    if (this.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(this.db);
-  }
+/** The SQL store on `options`' connections, without a grant cache (the openers add it: lib/token-grant-cache.ts). */
+export function createSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
+  const ctx = createSqlContext(options);
+  return { ...createSqlStore(ctx), ...adminQueries(ctx) };
 }
 
-export type { SqlCapabilities };
+/** The connection `work` runs on with a larger SQLite page cache while an import runs. */
+function withImportCache<T>(ctx: SqlContext, work: () => Promise<T>): Promise<T> {
+  // With the default 2 MB, a large import reads again nearly every index page it looks up
+  // or changes. Put back afterwards, so a long-running process keeps its own budget.
+  return ctx.caps.dialect === "sqlite" ? withPageCache(ctx.db, IMPORT_CACHE_KIB, work) : work();
+}
+
+/**
+ * Fresh planner statistics after an import: a large first import otherwise leaves
+ * Postgres planning on an empty table's figures (it chose a full scan of the
+ * organisation's bookings for the leave page) until autovacuum gets round to it.
+ * SQLite plans without statistics unless ANALYZE is run, and its queries here are
+ * written for that (sampled statistics from PRAGMA optimize misled it).
+ */
+async function refreshStatistics(ctx: SqlContext): Promise<void> {
+  if (ctx.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(ctx.db);
+}
+
+function adminQueries(ctx: SqlContext): AdminStore {
+  const { db } = ctx;
+  return {
+    migrate: () =>
+      ctx.guard(async () => {
+        const schema = ctx.options.schema;
+        if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+        const migrator = new Migrator({
+          db,
+          provider: { getMigrations: async () => schemaMigrations(ctx.caps) },
+          // Without this, Kysely looks for its bookkeeping tables in every schema and may
+          // find another tenant's; with it they live beside this store's tables.
+          ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+        });
+        const { error } = await migrator.migrateToLatest();
+        if (error) throw error instanceof Error ? error : new Error(String(error));
+      }),
+
+    createOrganisation: (org: Organisation) =>
+      ctx.guard(async () => {
+        await db
+          .insertInto("organisations")
+          .values({ id: org.id, name: org.name, api_enabled: ctx.boolValue(org.api_enabled), created_at: org.created_at })
+          .execute();
+      }),
+
+    listOrganisations: () =>
+      ctx.guard(async () => {
+        const rows = await db.selectFrom("organisations").selectAll().orderBy("created_at").orderBy("id").execute();
+        return rows.map(toOrganisation);
+      }),
+
+    findOrganisation: (id) =>
+      ctx.guard(async () => {
+        const row = await db.selectFrom("organisations").selectAll().where("id", "=", id).executeTakeFirst();
+        return row ? toOrganisation(row) : null;
+      }),
+
+    setApiEnabled: (id, enabled) =>
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          const result = await trx
+            .updateTable("organisations")
+            .set({ api_enabled: ctx.boolValue(enabled) })
+            .where("id", "=", id)
+            .executeTakeFirst();
+          // Off revokes the live tokens for good, so switching on again revives none of them
+          // (README, "The command line"); saveToken never stores one while access is off.
+          if (!enabled) await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
+          return Number(result.numUpdatedRows) > 0;
+        }),
+      ),
+
+    createClient: (client: NewClient) =>
+      ctx.guard(async () => {
+        await db
+          .insertInto("api_clients")
+          .values({
+            client_id: client.client_id,
+            organisation_id: client.organisation_id,
+            name: client.name,
+            secret_digest: client.secret_digest,
+            scopes: client.scopes.join(" "),
+            created_at: client.created_at,
+            revoked_at: client.revoked_at,
+          })
+          .execute();
+      }),
+
+    listClients: (organisationId) =>
+      ctx.guard(async () => {
+        const rows = await db
+          .selectFrom("api_clients")
+          .select(CLIENT_COLUMNS)
+          .where("organisation_id", "=", organisationId)
+          .orderBy("created_at")
+          .orderBy("client_id")
+          .execute();
+        return rows.map(toClient);
+      }),
+
+    revokeClient: (clientId, now) =>
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          await trx.updateTable("api_clients").set({ revoked_at: now }).where("client_id", "=", clientId).where("revoked_at", "is", null).execute();
+          // The tokens are useless now; removing them keeps the token table small.
+          await trx.deleteFrom("access_tokens").where("client_id", "=", clientId).execute();
+          const row = await trx.selectFrom("api_clients").select(CLIENT_COLUMNS).where("client_id", "=", clientId).executeTakeFirst();
+          return row ? toClient(row) : null;
+        }),
+      ),
+
+    runImport: <T>(work: (writer: ImportWriter) => Promise<T>) =>
+      ctx.guard(async () => {
+        // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
+        // COMMIT itself fails (a full disk shows there once the page cache holds the
+        // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
+        // with "no transaction is active", and that would be the error reported.
+        const result = await withImportCache(ctx, () =>
+          db.connection().execute(async (conn) => {
+            await sql`begin`.execute(conn);
+            try {
+              const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue);
+              const done = await work(writer);
+              await writer.flushStaged();
+              await sql`commit`.execute(conn);
+              return done;
+            } catch (error) {
+              // The first error is the real one; a rollback after SQLite's own can only fail.
+              await sql`rollback`.execute(conn).catch(() => {});
+              throw error;
+            }
+          }),
+        );
+        await refreshStatistics(ctx);
+        return result;
+      }),
+  };
+}
+
+export type { SqlCapabilities, SqlStoreOptions };

@@ -2,11 +2,11 @@
  * The import writer of the SQL store: every write of one import, inside one transaction.
  * Upserts read the stored digests first and write only new or changed rows, so an identical
  * re-import leaves every `updated_at` where it was (docs/api.md, "Incremental sync").
- * Statements are compiled once per shape (batch-statements.ts), of the sizes the dialect
+ * Statements are compiled once per shape (compiled-queries.ts), of the sizes the dialect
  * prefers (`importRows`); on SQLite, new bookings wait for one sorted insert
  * (staged-inserts.ts).
  */
-import { sql, type Kysely } from "kysely";
+import { sql, type Expression, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
 import { lastById } from "../../lib/imported-content.ts";
 import type {
@@ -18,12 +18,12 @@ import type {
   WriteCounts,
 } from "../../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
-import { BatchStatements } from "./batch-statements.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
+import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
 import { bool } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
-import { listClosureDaysQuery, listImportedPublicHolidaysQuery } from "./sql-store.ts";
+import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
 
 const BATCH = 400;
@@ -45,7 +45,7 @@ interface Digest<T> {
 }
 
 export class SqlImportWriter implements ImportWriter {
-  private readonly statements: BatchStatements;
+  private readonly statements: CompiledQueries;
   private bookingStage: StagedInserts | null = null;
 
   constructor(
@@ -53,7 +53,7 @@ export class SqlImportWriter implements ImportWriter {
     private readonly caps: SqlCapabilities,
     private readonly boolValue: (b: boolean) => boolean | number,
   ) {
-    this.statements = new BatchStatements(db as unknown as Kysely<never>);
+    this.statements = new CompiledQueries(db, caps);
   }
 
   /**
@@ -67,17 +67,15 @@ export class SqlImportWriter implements ImportWriter {
     // The stored digest, '' for a soft-deleted row (a digest is never empty), null for none.
     const stored = new Map<string, string | null>();
     if (rows.length > 0) {
-      const lookup = (value: () => never) => {
-        const org = value();
-        const ids = sql.join(rows.map(() => sql`(${value()})`));
-        const query = sql`select k.column1 as id,
+      const lookup = ([org, ...idSlots]: Expression<unknown>[]) => {
+        const ids = sql.join(idSlots.map((id) => sql`(${id})`));
+        return rawQuery(sql`select k.column1 as id,
           (select case when b.deleted_at is null then b.content_digest else '' end
             from ${sql.table(table)} as b where b.organisation_id = ${org} and b.id = k.column1) as stored
-          from (values ${ids}) as k`;
-        return { compile: () => query.compile(this.db) };
+          from (values ${ids}) as k`, this.db);
       };
       const values = [organisationId, ...rows.map((r) => r.id)];
-      const found = await this.statements.run<{ id: string; stored: string | null }>(`stored digests of ${table}`, rows.length, lookup, values);
+      const found = await this.statements.batch<{ id: string; stored: string | null }>(`stored digests of ${table}`, lookup, values);
       for (const f of found.rows) stored.set(f.id, f.stored);
     }
     const created: Digest<T>[] = [];
@@ -119,7 +117,7 @@ export class SqlImportWriter implements ImportWriter {
     const write = async (how: "insert" | "upsert", rows: Digest<T>[]) => {
       for (const batch of chunks(rows, this.caps.importRows.write)) {
         const values = valuesOf(batch);
-        await this.statements.run(`${how} ${table}`, batch.length, (value) => this.writeStatement(how, table, names, batch.length, value), values);
+        await this.statements.batch(`${how} ${table}`, (slots) => this.writeStatement(how, table, names, slots), values);
       }
     };
     const stage = this.stageFor(table, names);
@@ -150,7 +148,7 @@ export class SqlImportWriter implements ImportWriter {
   private stageFor(table: Digested, names: string[]): StagedInserts | null {
     const rowsPerStatement = this.caps.importRows.stage;
     if (table !== "leave_bookings" || rowsPerStatement === null) return null;
-    this.bookingStage ??= new StagedInserts(this.db as unknown as Kysely<never>, this.statements, table, names, ["start_date", "id"], rowsPerStatement);
+    this.bookingStage ??= new StagedInserts(this.db, this.statements, table, names, ["start_date", "id"], rowsPerStatement);
     return this.bookingStage;
   }
 
@@ -164,10 +162,10 @@ export class SqlImportWriter implements ImportWriter {
     await this.bookingStage?.flush();
   }
 
-  /** Inserts `rows` rows of these columns; with `upsert`, a row whose id is stored already replaces the stored one. */
-  private writeStatement(how: "insert" | "upsert", table: Digested, names: string[], rows: number, value: () => never) {
-    const row = () => Object.fromEntries(names.map((c) => [c, value()]));
-    const insert = this.db.insertInto(table).values(Array.from({ length: rows }, row) as never);
+  /** Inserts rows of these columns, one slot per value, row by row; with `upsert`, a row whose id is stored already replaces the stored one. */
+  private writeStatement(how: "insert" | "upsert", table: Digested, names: string[], slots: Expression<unknown>[]) {
+    const rows = Array.from({ length: slots.length / names.length }, (_, r) => Object.fromEntries(names.map((c, i) => [c, slots[r * names.length + i]])));
+    const insert = this.db.insertInto(table).values(rows as never);
     if (how === "insert") return insert;
     // The source system's id is never shown, so an import that omits it keeps the stored one.
     const set = Object.fromEntries(
@@ -370,11 +368,11 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   listClosureDays(organisationId: string, from: string, to: string) {
-    return listClosureDaysQuery(this.db, organisationId, from, to);
+    return listClosureDaysOn(this.db, organisationId, from, to);
   }
 
   listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number) {
-    return listImportedPublicHolidaysQuery(this.db, organisationId, calendars, fromYear, toYear);
+    return listImportedPublicHolidaysOn(this.db, organisationId, calendars, fromYear, toYear);
   }
 }
 

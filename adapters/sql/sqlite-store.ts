@@ -1,14 +1,16 @@
 /**
- * What every SQLite driver's store shares: the connection settings and the store itself.
+ * What every SQLite driver's store shares: the connection settings, the driver statement
+ * as Kysely's SqliteDialect runs it, and the store itself.
  * WAL so readers never wait for the importer (not for ":memory:", which has no journal
  * file), a busy timeout so concurrent writers queue instead of failing, foreign keys on.
  */
-import { Kysely, type Dialect } from "kysely";
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
 import { cryptoRandomBytes } from "../../lib/credentials.ts";
+import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-cache.ts";
 import { SQLITE } from "./capabilities.ts";
-import { SqlAdminStore } from "./sql-admin-store.ts";
+import type { HotConnection } from "./fast-paths.ts";
+import { createSqlAdminStore, type SqlAdminStore } from "./sql-admin-store.ts";
 import type { Tables } from "./tables.ts";
-import type { DirectRunner } from "./query-shapes.ts";
 
 export interface SqliteStoreOptions {
   /** A file path, or ":memory:". */
@@ -24,16 +26,30 @@ export function configureSqlite(database: { exec(sql: string): unknown }, option
   database.exec("PRAGMA foreign_keys = ON");
 }
 
-/** A second connection to the same file for the store's hot queries (QueryShapes' DirectRunner). */
-export interface HotConnection {
-  run: DirectRunner;
-  close: () => void;
+/** A prepared statement as bun:sqlite and node:sqlite both have it, binding values of type B. */
+export interface DriverStatement<B> {
+  all(...parameters: B[]): unknown[];
+  run(...parameters: B[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(...parameters: B[]): IterableIterator<unknown>;
 }
 
-/** The one SQL store on a SQLite dialect; `isUnavailable` knows the driver's error shape. */
-export function sqliteStore(dialect: Dialect, isUnavailable: (error: unknown) => boolean, hot?: HotConnection): SqlAdminStore {
-  const db = new Kysely<Tables>({ dialect });
-  return new SqlAdminStore({
+/** A driver's statement as Kysely's SqliteDialect runs it; `reader` when it yields columns. */
+export function kyselyStatement<B>(statement: DriverStatement<B>, reader: boolean, bind: (parameters: readonly unknown[]) => B[]): SqliteStatement {
+  return {
+    reader,
+    all: (parameters) => statement.all(...bind(parameters)),
+    run: (parameters) => statement.run(...bind(parameters)),
+    iterate: (parameters) => statement.iterate(...bind(parameters)),
+  };
+}
+
+/**
+ * The one SQL store on a SQLite database, with live token grants reused for a few seconds
+ * (lib/token-grant-cache.ts); `isUnavailable` knows the driver's error shape.
+ */
+export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unknown) => boolean, hot?: HotConnection): SqlAdminStore {
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  const store = createSqlAdminStore({
     db,
     caps: SQLITE,
     isUnavailable,
@@ -44,4 +60,5 @@ export function sqliteStore(dialect: Dialect, isUnavailable: (error: unknown) =>
       hot?.close();
     },
   });
+  return withTokenGrantCache(store, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
 }

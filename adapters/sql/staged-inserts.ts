@@ -15,8 +15,9 @@
  * import's `updated_at` on them, runs after a `flush`.
  */
 import { sql, type Kysely } from "kysely";
-import { BatchStatements } from "./batch-statements.ts";
-import { withPageCache } from "./sqlite-page-cache.ts";
+import { rawQuery, type CompiledQueries } from "./compiled-queries.ts";
+import { withPageCache } from "./fast-paths.ts";
+import type { Tables } from "./tables.ts";
 
 export class StagedInserts {
   private readonly fingerprints = new FingerprintSet();
@@ -24,8 +25,8 @@ export class StagedInserts {
   private readonly staging: string;
 
   constructor(
-    private readonly db: Kysely<never>,
-    private readonly statements: BatchStatements,
+    private readonly db: Kysely<Tables>,
+    private readonly statements: CompiledQueries,
     private readonly table: string,
     private readonly columns: readonly string[],
     private readonly order: readonly string[],
@@ -52,13 +53,11 @@ export class StagedInserts {
     const width = this.columns.length;
     for (let start = 0; start < ids.length; start += this.rowsPerStatement) {
       const rows = Math.min(this.rowsPerStatement, ids.length - start);
-      await this.statements.run(
+      await this.statements.batch(
         `stage ${this.table}`,
-        rows,
-        (value) => {
-          const tuples = Array.from({ length: rows }, () => sql`(${sql.join(this.columns.map(() => value()))})`);
-          const insert = sql`insert into ${sql.id("temp", this.staging)} values ${sql.join(tuples)}`;
-          return { compile: () => insert.compile(this.db) };
+        (slots) => {
+          const tuples = Array.from({ length: rows }, (_, r) => sql`(${sql.join(slots.slice(r * width, (r + 1) * width))})`);
+          return rawQuery(sql`insert into ${sql.id("temp", this.staging)} values ${sql.join(tuples)}`, this.db);
         },
         values.slice(start * width, (start + rows) * width),
       );

@@ -1,0 +1,156 @@
+/**
+ * The data endpoints' reads in the SQL store, on the reader (a replica when there is one),
+ * except the leave page (leave-page-queries.ts). The closure-day and public-holiday reads
+ * also serve the import writer inside its transaction.
+ */
+import type { Kysely } from "kysely";
+import type { ClosureAppliesTo, ClosureDayRecord } from "../../lib/records.ts";
+import type { ImportedPublicHoliday, Store } from "../../lib/store.ts";
+import { defineQuery } from "./compiled-queries.ts";
+import { bool, toEmployee } from "./row-mapping.ts";
+import type { SqlContext } from "./sql-context.ts";
+import type { Tables } from "./tables.ts";
+
+const EMPLOYEE_COLUMNS = [
+  "id",
+  "first_name",
+  "last_name",
+  "preferred_name",
+  "job_title",
+  "department",
+  "status",
+  "start_date",
+  "leaving_date",
+  "holiday_calendar",
+  "updated_at",
+] as const;
+
+interface EmployeePageValues {
+  organisationId: string;
+  status: string | undefined;
+  updatedSince: number | undefined;
+  afterUpdatedAt: number | undefined;
+  afterId: string | undefined;
+  limit: number;
+}
+
+const employeePageQuery = defineQuery<EmployeePageValues>()((s, db) => {
+  let query = db
+    .selectFrom("employees")
+    .select(EMPLOYEE_COLUMNS)
+    .where("organisation_id", "=", s.organisationId)
+    .where("deleted_at", "is", null);
+  if (s.status) query = query.where("status", "=", s.status);
+  if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
+  const { afterUpdatedAt, afterId } = s;
+  if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
+  return query.orderBy("updated_at").orderBy("id").limit(s.limit);
+});
+
+const employeeQuery = defineQuery<{ organisationId: string; id: string }>()((s, db) =>
+  db
+    .selectFrom("employees")
+    .select(EMPLOYEE_COLUMNS)
+    .where("organisation_id", "=", s.organisationId)
+    .where("id", "=", s.id)
+    .where("deleted_at", "is", null),
+);
+
+function closureFromRow(r: {
+  date: string;
+  name: string;
+  applies_to: string;
+  department: string | null;
+  location: string | null;
+  deducts_from_leave: boolean | number;
+}): ClosureDayRecord {
+  return {
+    date: r.date,
+    name: r.name,
+    applies_to: r.applies_to as ClosureAppliesTo,
+    department: r.department,
+    location: r.location,
+    deducts_from_leave: bool(r.deducts_from_leave),
+  };
+}
+
+/** Closure days within [from, to], on `db` (a transaction, in an import). */
+export async function listClosureDaysOn(db: Kysely<Tables>, organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]> {
+  const rows = await db
+    .selectFrom("closure_days")
+    .select(["date", "name", "applies_to", "department", "location", "deducts_from_leave"])
+    .where("organisation_id", "=", organisationId)
+    .where("deleted_at", "is", null)
+    .where("date", ">=", from)
+    .where("date", "<=", to)
+    .orderBy("date")
+    .orderBy("name")
+    .execute();
+  return rows.map(closureFromRow);
+}
+
+/** Imported public holidays of these calendars and years, on `db` (a transaction, in an import). */
+export function listImportedPublicHolidaysOn(
+  db: Kysely<Tables>,
+  organisationId: string,
+  calendars: readonly string[],
+  fromYear: number,
+  toYear: number,
+): Promise<ImportedPublicHoliday[]> {
+  if (calendars.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("public_holidays")
+    .select(["calendar", "date", "name"])
+    .where("organisation_id", "=", organisationId)
+    .where("calendar", "in", [...calendars])
+    .where("year", ">=", fromYear)
+    .where("year", "<=", toYear)
+    .orderBy("date")
+    .execute();
+}
+
+export function readQueries(
+  ctx: SqlContext,
+): Pick<Store, "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
+  return {
+    listEmployees: (q) =>
+      ctx.guard(async () => {
+        const rows = await ctx.replica.rows(employeePageQuery, {
+          organisationId: q.organisationId,
+          status: q.status,
+          updatedSince: q.updatedSince,
+          afterUpdatedAt: q.after?.updatedAt,
+          afterId: q.after?.id,
+          limit: q.limit,
+        });
+        return rows.map(toEmployee);
+      }),
+
+    findEmployee: (organisationId, id) =>
+      ctx.guard(async () => {
+        const [row] = await ctx.replica.rows(employeeQuery, { organisationId, id });
+        return row ? toEmployee(row) : null;
+      }),
+
+    listClosureDays: (organisationId, from, to) => ctx.guard(() => listClosureDaysOn(ctx.reader, organisationId, from, to)),
+
+    observedCalendars: (organisationId, from, to) =>
+      ctx.guard(async () => {
+        const rows = await ctx.reader
+          .selectFrom("employees")
+          .select("holiday_calendar")
+          .distinct()
+          .where("organisation_id", "=", organisationId)
+          .where("deleted_at", "is", null)
+          .where("holiday_calendar", "is not", null)
+          .where((eb) => eb.or([eb("start_date", "is", null), eb("start_date", "<=", to)]))
+          .where((eb) => eb.or([eb("leaving_date", "is", null), eb("leaving_date", ">=", from)]))
+          .orderBy("holiday_calendar")
+          .execute();
+        return rows.map((r) => r.holiday_calendar!);
+      }),
+
+    listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>
+      ctx.guard(() => listImportedPublicHolidaysOn(ctx.reader, organisationId, calendars, fromYear, toYear)),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * What every part of the SQL store shares: the connections, the dialect's capabilities,
+ * the compiled-once queries on each connection, and the guard that turns "cannot reach
+ * the database" into StoreUnavailableError. The parts (cursor-key.ts, token-queries.ts,
+ * rate-limit-queries.ts, read-queries.ts, leave-page-queries.ts, sql-admin-store.ts) each
+ * take one and are composed into the store by sql-store.ts and sql-admin-store.ts.
+ */
+import type { Kysely } from "kysely";
+import { StoreUnavailableError } from "../../lib/errors.ts";
+import type { SqlCapabilities } from "./capabilities.ts";
+import { CompiledQueries, type DirectRunner } from "./compiled-queries.ts";
+import type { Tables } from "./tables.ts";
+
+export interface SqlStoreOptions {
+  db: Kysely<Tables>;
+  /**
+   * Where the data endpoints read employees, leave and holidays: a read replica. Tokens,
+   * clients, rate limits and the cursor key always use `db`, the primary, because they
+   * must be fresh. Default: `db`.
+   */
+  readDb?: Kysely<Tables>;
+  caps: SqlCapabilities;
+  /** Whether an error means the database cannot be reached (answered as 503, not 500). */
+  isUnavailable: (error: unknown) => boolean;
+  /** Fills the installation's cursor key when first needed. */
+  randomBytes: (length: number) => Uint8Array;
+  /** The schema that holds the tables and the migrations' bookkeeping (Postgres); default: the connection's. */
+  schema?: string;
+  /**
+   * Runs the hot, compiled-once queries on a connection of their own, bypassing Kysely
+   * (SQLite files: a second connection to the same file). Default: through `db`/`readDb`.
+   */
+  direct?: DirectRunner;
+  close: () => Promise<void>;
+}
+
+export interface SqlContext {
+  readonly options: SqlStoreOptions;
+  readonly db: Kysely<Tables>;
+  /** The data reads' connection: the replica when there is one, else the primary. */
+  readonly reader: Kysely<Tables>;
+  readonly caps: SqlCapabilities;
+  /** Hot queries compiled once, on the primary and on the reader. */
+  readonly primary: CompiledQueries;
+  readonly replica: CompiledQueries;
+  /** Runs a query, turning "cannot reach the database" (or a closed store) into StoreUnavailableError. */
+  guard<T>(work: () => Promise<T>): Promise<T>;
+  /** A boolean as the dialect stores it. */
+  boolValue(b: boolean): boolean | number;
+  /** Idempotent: a second close resolves at once. */
+  close(): Promise<void>;
+}
+
+export function createSqlContext(options: SqlStoreOptions): SqlContext {
+  const db = options.db;
+  const reader = options.readDb ?? db;
+  const hot = { hot: { direct: options.direct } };
+  let closed = false;
+  return {
+    options,
+    db,
+    reader,
+    caps: options.caps,
+    primary: new CompiledQueries(db, options.caps, hot),
+    replica: new CompiledQueries(reader, options.caps, hot),
+    async guard<T>(work: () => Promise<T>): Promise<T> {
+      // A closed store cannot reach its database: answered as 503, like a lost connection.
+      if (closed) throw new StoreUnavailableError("The data store has been closed.");
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) throw error;
+        if (closed || options.isUnavailable(error)) throw new StoreUnavailableError(undefined, { cause: error });
+        throw error;
+      }
+    },
+    boolValue: (b) => (options.caps.booleanType === "integer" ? (b ? 1 : 0) : b),
+    close() {
+      if (closed) return Promise.resolve();
+      closed = true;
+      return options.close();
+    },
+  };
+}

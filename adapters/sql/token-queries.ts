@@ -1,0 +1,107 @@
+/**
+ * Clients and tokens in the SQL store, on the primary (they must be fresh). Reusing a
+ * live token's grant for a few seconds is not done here but in front of any store
+ * (lib/token-grant-cache.ts).
+ */
+import { sql } from "kysely";
+import type { AccessTokenGrant, ClientCredentials, Store } from "../../lib/store.ts";
+import { defineQuery, rawQuery } from "./compiled-queries.ts";
+import { bool, instant, scopeList } from "./row-mapping.ts";
+import type { SqlContext } from "./sql-context.ts";
+
+/** Expired tokens are swept after every this many issued, rather than on every issue. */
+const SWEEP_EVERY = 256;
+
+const findClientQuery = defineQuery<{ clientId: string }>()((s, db) =>
+  db
+    .selectFrom("api_clients as c")
+    .innerJoin("organisations as o", "o.id", "c.organisation_id")
+    .select(["c.client_id", "c.organisation_id", "c.name", "c.secret_digest", "c.scopes", "c.created_at", "c.revoked_at", "o.api_enabled"])
+    .where("c.client_id", "=", s.clientId),
+);
+
+interface SaveTokenValues {
+  digest: string;
+  clientId: string;
+  scopes: string;
+  expiresAt: number;
+  organisationId: string;
+  enabled: boolean | number;
+}
+
+/**
+ * One statement inserts only while API access is on. On Postgres, FOR SHARE makes a
+ * switch-off in flight wait for this insert (its delete then sees the token) or this
+ * insert wait for the switch-off (and then find access off). SQLite runs one writer at a
+ * time. The casts type the selected parameters for Postgres.
+ */
+const saveTokenQuery = defineQuery<SaveTokenValues>()((s, db, caps) =>
+  rawQuery(
+    sql`
+      insert into access_tokens (digest, client_id, organisation_id, scopes, expires_at)
+      select cast(${s.digest} as text), cast(${s.clientId} as text), id,
+        cast(${s.scopes} as text), cast(${s.expiresAt} as bigint)
+      from organisations
+      where id = ${s.organisationId} and api_enabled = ${s.enabled}${caps.advisoryLocks ? sql` for share` : sql``}`,
+    db,
+  ),
+);
+
+const findTokenQuery = defineQuery<{ digest: string }>()((s, db) =>
+  db
+    .selectFrom("access_tokens as t")
+    .innerJoin("api_clients as c", "c.client_id", "t.client_id")
+    .innerJoin("organisations as o", "o.id", "t.organisation_id")
+    .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
+    .where("t.digest", "=", s.digest),
+);
+
+export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveToken" | "findToken"> {
+  let tokensSaved = 0;
+  return {
+    findClient: (clientId) =>
+      ctx.guard(async (): Promise<ClientCredentials | null> => {
+        const [row] = await ctx.primary.rows(findClientQuery, { clientId });
+        if (!row) return null;
+        return {
+          client_id: row.client_id,
+          organisation_id: row.organisation_id,
+          name: row.name,
+          secret_digest: row.secret_digest,
+          scopes: scopeList(row.scopes),
+          created_at: instant(row.created_at),
+          revoked_at: row.revoked_at === null ? null : instant(row.revoked_at),
+          api_enabled: bool(row.api_enabled),
+        };
+      }),
+
+    saveToken: (digest, grant) =>
+      ctx.guard(async () => {
+        await ctx.primary.rows(saveTokenQuery, {
+          digest,
+          clientId: grant.client_id,
+          scopes: grant.scopes.join(" "),
+          expiresAt: grant.expires_at,
+          organisationId: grant.organisation_id,
+          enabled: ctx.boolValue(true),
+        });
+        // Expired tokens are useless; sweep them now and then rather than on every issue.
+        if (++tokensSaved % SWEEP_EVERY === 0) {
+          await ctx.db.deleteFrom("access_tokens").where("expires_at", "<", grant.expires_at - 2 * 3600_000).execute();
+        }
+      }),
+
+    /** The grant as stored, asked of the database every time. */
+    findToken: (digest) =>
+      ctx.guard(async (): Promise<AccessTokenGrant | null> => {
+        const [row] = await ctx.primary.rows(findTokenQuery, { digest });
+        if (!row || row.revoked_at !== null || !bool(row.api_enabled)) return null;
+        return {
+          organisation_id: row.organisation_id,
+          client_id: row.client_id,
+          scopes: scopeList(row.scopes),
+          expires_at: instant(row.expires_at),
+        };
+      }),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Live token grants kept for a few seconds in front of any Store, so that a data request
+ * needs no token query (a round trip on Postgres, a third of a page's database time there).
+ *
+ * docs/api.md ("Using a token") and SECURITY.md let a process honour a token for up to
+ * `ttlMs` after another process revoked it or switched its organisation's API access off.
+ * Revoking or switching access off through the wrapped store itself forgets every grant
+ * at once. Only live grants are kept: an unknown token is asked of the store every time,
+ * so a token just issued by another instance works here at once.
+ */
+import type { AdminStore, ImportWriter, NewClient } from "./admin-store.ts";
+import type { AccessTokenGrant, Store } from "./store.ts";
+
+/** How long `leaveapi`'s own stores reuse a grant (docs/api.md, "Using a token"). */
+export const TOKEN_GRANT_TTL_MS = 3000;
+
+export interface TokenGrantCacheOptions {
+  /** A monotonic clock in milliseconds, e.g. `() => performance.now()`. */
+  now: () => number;
+  /** How long a grant is reused; default TOKEN_GRANT_TTL_MS. */
+  ttlMs?: number;
+  /** The most grants kept; the oldest goes first. Default 10 000. */
+  maxEntries?: number;
+}
+
+function grantCache(store: Store, options: TokenGrantCacheOptions) {
+  const ttlMs = options.ttlMs ?? TOKEN_GRANT_TTL_MS;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const grants = new Map<string, { grant: AccessTokenGrant; until: number }>();
+  /** Moves on every forget(), so that a lookup that raced a revocation is not kept. */
+  let generation = 0;
+  let closed = false;
+  const forget = (): void => {
+    grants.clear();
+    generation++;
+  };
+  const findToken = async (digest: string): Promise<AccessTokenGrant | null> => {
+    const cached = grants.get(digest);
+    // A closed store answers as the store does (unavailable), never from memory.
+    if (cached && !closed && cached.until > options.now()) return cached.grant;
+    const asked = generation;
+    const grant = await store.findToken(digest);
+    if (grant && asked === generation && !closed) {
+      // Oldest first out: a Map keeps insertion order.
+      if (grants.size >= maxEntries) grants.delete(grants.keys().next().value!);
+      grants.set(digest, { grant, until: options.now() + ttlMs });
+    }
+    return grant;
+  };
+  const close = (): Promise<void> => {
+    closed = true;
+    forget();
+    return store.close();
+  };
+  /** Runs a change to tokens' validity, then forgets: after it, so no lookup brings back what it read before. */
+  const thenForget = async <T>(change: Promise<T>): Promise<T> => {
+    try {
+      return await change;
+    } finally {
+      forget();
+    }
+  };
+  return { findToken, close, thenForget };
+}
+
+function isAdminStore(store: Store): store is Store & AdminStore {
+  const admin = store as Partial<AdminStore>;
+  return typeof admin.revokeClient === "function" && typeof admin.setApiEnabled === "function";
+}
+
+/**
+ * `store` with its `findToken` answers reused for `ttlMs`. When `store` is also an
+ * AdminStore, the result is one too, and its `revokeClient` and `setApiEnabled` take
+ * effect on this cache at once.
+ */
+export function withTokenGrantCache(store: Store & AdminStore, options: TokenGrantCacheOptions): Store & AdminStore;
+export function withTokenGrantCache(store: Store, options: TokenGrantCacheOptions): Store;
+export function withTokenGrantCache(store: Store, options: TokenGrantCacheOptions): Store | (Store & AdminStore) {
+  const cache = grantCache(store, options);
+  const cached: Store = {
+    installationKey: () => store.installationKey(),
+    findClient: (clientId) => store.findClient(clientId),
+    saveToken: (digest, grant) => store.saveToken(digest, grant),
+    findToken: cache.findToken,
+    takeRateSlot: (key, now, limit, windowMs) => store.takeRateSlot(key, now, limit, windowMs),
+    checkRateLimit: (key, now, limit, windowMs) => store.checkRateLimit(key, now, limit, windowMs),
+    sweepRateEvents: (now, windowMs) => store.sweepRateEvents(now, windowMs),
+    listEmployees: (query) => store.listEmployees(query),
+    findEmployee: (organisationId, id) => store.findEmployee(organisationId, id),
+    listOverlappingLeave: (query) => store.listOverlappingLeave(query),
+    listClosureDays: (organisationId, from, to) => store.listClosureDays(organisationId, from, to),
+    observedCalendars: (organisationId, from, to) => store.observedCalendars(organisationId, from, to),
+    listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>
+      store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),
+    ping: () => store.ping(),
+    close: cache.close,
+  };
+  if (!isAdminStore(store)) return cached;
+  const admin: AdminStore = {
+    migrate: () => store.migrate(),
+    createOrganisation: (org) => store.createOrganisation(org),
+    listOrganisations: () => store.listOrganisations(),
+    findOrganisation: (id) => store.findOrganisation(id),
+    setApiEnabled: (id, enabled) => cache.thenForget(store.setApiEnabled(id, enabled)),
+    createClient: (client: NewClient) => store.createClient(client),
+    listClients: (organisationId) => store.listClients(organisationId),
+    revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
+    runImport: <T>(work: (writer: ImportWriter) => Promise<T>) => store.runImport(work),
+  };
+  return { ...cached, ...admin };
+}
