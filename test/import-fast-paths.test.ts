@@ -13,7 +13,7 @@ import { formatInstant, parseDate, parseInstantCeil } from "../lib/dates.ts";
 import { sha256Hex } from "../lib/digest.ts";
 import { hexEncode, utf8 } from "../lib/encoding.ts";
 import { uuidV5 } from "../lib/ids.ts";
-import { bookingFields, quickBookingFields } from "../lib/import-booking-fields.ts";
+import { bookingFields, quickBookingFields } from "../scripts/import/booking-fields.ts";
 
 /** parseDate as it was: a RegExp and a Date. */
 function parseDateWithDate(text: string): number | null {

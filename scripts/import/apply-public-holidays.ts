@@ -8,7 +8,7 @@
  * file ends: a set is only complete then (they are small: a few dozen rows a year).
  */
 import { yearOf } from "../../lib/dates.ts";
-import type { ImportRow } from "../../lib/import-records.ts";
+import type { ImportRow } from "./normalise-records.ts";
 import type { ImportContext } from "./import-context.ts";
 
 type PublicRow = Extract<ImportRow, { type: "public_holiday" }>;

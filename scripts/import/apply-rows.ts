@@ -4,7 +4,7 @@
  * holidays are gathered for the whole file and replace the organisation's set per
  * (calendar, year) at the end, since a set is only known once every row of it was read.
  */
-import type { ImportKind } from "../../lib/import-records.ts";
+import type { ImportKind } from "./normalise-records.ts";
 import { createLeaveApplier } from "./apply-leave.ts";
 import { createPublicHolidayApplier } from "./apply-public-holidays.ts";
 import { writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";

@@ -5,7 +5,7 @@
  * more, since the transaction will be rolled back anyway.
  */
 import type { ImportWriter, WriteCounts } from "../../lib/admin-store.ts";
-import type { ImportRow } from "../../lib/import-records.ts";
+import type { ImportRow } from "./normalise-records.ts";
 
 export interface PendingRow {
   line: number;

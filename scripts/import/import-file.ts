@@ -14,7 +14,7 @@
  * adapters/sql/staged-inserts.ts.)
  */
 import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
-import { createRecordNormaliser, type ImportKind } from "../../lib/import-records.ts";
+import { createRecordNormaliser, type ImportKind } from "./normalise-records.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow } from "./import-context.ts";
 import { createProgressLine } from "./progress.ts";
@@ -23,7 +23,7 @@ import { readJsonArray } from "./read-json-array.ts";
 import { readJsonl } from "./read-jsonl.ts";
 import { chooseFormat, FileProblem, openFile, sourceLabel, UnreadableRecord, type ImportFormat, type SourceRecord } from "./source.ts";
 
-export type { ImportKind } from "../../lib/import-records.ts";
+export type { ImportKind } from "./normalise-records.ts";
 export type { ImportFormat } from "./source.ts";
 export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holidays"];
 

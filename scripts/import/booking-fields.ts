@@ -3,14 +3,14 @@
  * words every problem, and a quick reader for the common case, a well-formed record, since
  * a large import reads a million of them and the schema costs several microseconds each.
  * The quick reader accepts only what the schema accepts and returns what the schema would
- * (test/import-booking-fields.test.ts holds them to that); on anything else it gives up
+ * (test/import-fast-paths.test.ts holds them to that); on anything else it gives up
  * and the schema decides, with its messages.
  */
 import * as v from "valibot";
-import { isDate, parseInstantCeil } from "./dates.ts";
-import { isUuid } from "./ids.ts";
-import { date, days, expected, externalId, flag, halfPeriod, instant, optionalUuid, parseField, RECORD, snakeWord, SNAKE_WORD, text, withinTextLimit, type ImportProblem } from "./import-fields.ts";
-import { LEAVE_STATUSES } from "./records.ts";
+import { isDate, parseInstantCeil } from "../../lib/dates.ts";
+import { isUuid } from "../../lib/ids.ts";
+import { date, days, expected, externalId, flag, halfPeriod, instant, optionalUuid, parseField, RECORD, snakeWord, SNAKE_WORD, text, withinTextLimit, type ImportProblem } from "./field-rules.ts";
+import { LEAVE_STATUSES } from "../../lib/records.ts";
 
 const leaveTypeFields = v.object(
   { id: optionalUuid, name: text, category: snakeWord("a category like annual"), is_paid: v.boolean(expected("true or false")) },

@@ -15,17 +15,17 @@
  *   and with it "an identical re-import changes nothing", is stable.
  */
 import * as v from "valibot";
-import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "./admin-store.ts";
-import { restoreFormula } from "./csv-formula.ts";
-import { parseDate } from "./dates.ts";
-import { derivedId } from "./ids.ts";
-import { readBookingFields } from "./import-booking-fields.ts";
-import { holidayRow } from "./import-holiday-records.ts";
-import type { LeaveTypeRecord } from "./records.ts";
-import { calendarKey, externalId, flag, optionalDate, optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField } from "./import-fields.ts";
-import type { ImportProblem } from "./import-fields.ts";
+import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
+import { restoreFormula } from "../../lib/csv-formula.ts";
+import { parseDate } from "../../lib/dates.ts";
+import { derivedId } from "../../lib/ids.ts";
+import { readBookingFields } from "./booking-fields.ts";
+import { holidayRow } from "./holiday-rows.ts";
+import type { LeaveTypeRecord } from "../../lib/records.ts";
+import { calendarKey, externalId, flag, optionalDate, optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField } from "./field-rules.ts";
+import type { ImportProblem } from "./field-rules.ts";
 
-export type { ImportProblem } from "./import-fields.ts";
+export type { ImportProblem } from "./field-rules.ts";
 export type ImportKind = "employees" | "leave" | "holidays";
 
 /** A booking before its employee is looked up: `days` is `null` when the file did not give it. */

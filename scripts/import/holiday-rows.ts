@@ -7,10 +7,10 @@
  * `deducts_from_leave: false` on a public entry), so an API answer can be imported again.
  */
 import * as v from "valibot";
-import type { ClosureDayInput } from "./admin-store.ts";
-import { derivedId } from "./ids.ts";
-import { calendarKey, date, expected, flag, optionalText, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./import-fields.ts";
-import type { ImportRow, NormaliseOptions } from "./import-records.ts";
+import type { ClosureDayInput } from "../../lib/admin-store.ts";
+import { derivedId } from "../../lib/ids.ts";
+import { calendarKey, date, expected, flag, optionalText, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
+import type { ImportRow, NormaliseOptions } from "./normalise-records.ts";
 
 type Problems = ImportProblem[];
 

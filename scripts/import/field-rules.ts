@@ -5,9 +5,9 @@
  * the value types import records are made of.
  */
 import * as v from "valibot";
-import { isDate, parseInstantCeil } from "./dates.ts";
-import { isUuid } from "./ids.ts";
-import { CALENDAR_KEY_PATTERN } from "./public-holidays.ts";
+import { isDate, parseInstantCeil } from "../../lib/dates.ts";
+import { isUuid } from "../../lib/ids.ts";
+import { CALENDAR_KEY_PATTERN } from "../../lib/public-holidays.ts";
 
 /** One thing wrong with one field of one record; `field` is `row` for the record as a whole. */
 export interface ImportProblem {
