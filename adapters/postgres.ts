@@ -6,10 +6,9 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { cryptoRandomBytes } from "../lib/credentials.ts";
-import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../lib/token-grant-cache.ts";
 import { POSTGRES } from "./sql/capabilities.ts";
 import { keepHotQueriesPrepared } from "./sql/fast-paths.ts";
-import { createSqlAdminStore, type SqlAdminStore } from "./sql/sql-admin-store.ts";
+import { openSqlAdminStore, type SqlAdminStore } from "./sql/sql-admin-store.ts";
 import type { Tables } from "./sql/tables.ts";
 
 export interface PostgresStoreOptions {
@@ -95,7 +94,7 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
   };
   const db = connect(options.connectionString);
   const readDb = options.readConnectionString === undefined ? undefined : connect(options.readConnectionString);
-  const store = createSqlAdminStore({
+  return openSqlAdminStore({
     db,
     caps: POSTGRES,
     isUnavailable: isPostgresUnavailable,
@@ -106,6 +105,4 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
       await Promise.all([db.destroy(), readDb?.destroy()]);
     },
   });
-  // Live token grants reused for a few seconds: a round trip saved per request (lib/token-grant-cache.ts).
-  return withTokenGrantCache(store, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
 }

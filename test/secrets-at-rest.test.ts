@@ -9,13 +9,14 @@
 import { expect, test } from "bun:test";
 import { sql, type Kysely } from "kysely";
 import { digestSecret } from "../lib/credentials.ts";
+import { sqlConnectionOf } from "../adapters/sql/sql-admin-store.ts";
 import type { Tables } from "../adapters/sql/tables.ts";
 import { authorisedOrganisation, basicHeader, booking, createClient, createWorld, employee, requestToken, seed, type TestWorld } from "./support.ts";
 import { testStoreKind } from "./test-stores.ts";
 
-/** The store's own connection: the same code then reads SQLite and Postgres (test-only reach into a protected field). */
+/** The store's own connection: the same code then reads SQLite and Postgres. */
 function connectionOf(world: TestWorld): Kysely<Tables> {
-  return (world.store as unknown as { db: Kysely<Tables> }).db;
+  return sqlConnectionOf(world.store);
 }
 
 /** Every table of the store's schema, every row, every cell as text (bytes as Latin-1 and hex). */

@@ -3,9 +3,10 @@
  * one transaction through the import writer (sql-import-writer.ts). `createSqlAdminStore`
  * composes it with the Store of sql-store.ts over one SqlContext.
  */
-import { Migrator, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 import type { AdminStore, ImportWriter, NewClient } from "../../lib/admin-store.ts";
 import type { ApiClient, Organisation, Store } from "../../lib/store.ts";
+import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-cache.ts";
 import { withPageCache } from "./fast-paths.ts";
 import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
@@ -13,6 +14,7 @@ import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-c
 import { SqlImportWriter } from "./sql-import-writer.ts";
 import { createSqlStore } from "./sql-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
+import type { Tables } from "./tables.ts";
 
 const CLIENT_COLUMNS = ["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"] as const;
 
@@ -49,10 +51,31 @@ const IMPORT_CACHE_KIB = 24 * 1024;
 /** The SQL store: the Store the API reads and the AdminStore the commands and imports write. */
 export interface SqlAdminStore extends Store, AdminStore {}
 
-/** The SQL store on `options`' connections, without a grant cache (the openers add it: lib/token-grant-cache.ts). */
+/** The SQL store on `options`' connections, without a grant cache. */
 export function createSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
   const ctx = createSqlContext(options);
   return { ...createSqlStore(ctx), ...adminQueries(ctx) };
+}
+
+/** Each opened store's primary connection, for sqlConnectionOf. */
+const connections = new WeakMap<SqlAdminStore, Kysely<Tables>>();
+
+/**
+ * The SQL store as the openers (adapters/sqlite.ts, node-sqlite.ts, postgres.ts) give it:
+ * live token grants reused for a few seconds in front of it (lib/token-grant-cache.ts),
+ * which saves a round trip per request and is what docs/api.md ("Using a token") describes.
+ */
+export function openSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
+  const store = withTokenGrantCache(createSqlAdminStore(options), { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
+  connections.set(store, options.db);
+  return store;
+}
+
+/** The primary connection of a store from openSqlAdminStore: for tests that read its tables as they are. */
+export function sqlConnectionOf(store: SqlAdminStore): Kysely<Tables> {
+  const db = connections.get(store);
+  if (!db) throw new Error("Not a store opened by openSqlAdminStore.");
+  return db;
 }
 
 /** The connection `work` runs on with a larger SQLite page cache while an import runs. */

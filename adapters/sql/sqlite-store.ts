@@ -6,10 +6,9 @@
  */
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
 import { cryptoRandomBytes } from "../../lib/credentials.ts";
-import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-cache.ts";
 import { SQLITE } from "./capabilities.ts";
 import type { HotConnection } from "./fast-paths.ts";
-import { createSqlAdminStore, type SqlAdminStore } from "./sql-admin-store.ts";
+import { openSqlAdminStore, type SqlAdminStore } from "./sql-admin-store.ts";
 import type { Tables } from "./tables.ts";
 
 export interface SqliteStoreOptions {
@@ -49,7 +48,7 @@ export function kyselyStatement<B>(statement: DriverStatement<B>, reader: boolea
  */
 export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unknown) => boolean, hot?: HotConnection): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
-  const store = createSqlAdminStore({
+  return openSqlAdminStore({
     db,
     caps: SQLITE,
     isUnavailable,
@@ -60,5 +59,4 @@ export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unk
       hot?.close();
     },
   });
-  return withTokenGrantCache(store, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
 }
