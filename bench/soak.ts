@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { mintClient } from "../lib/credentials.ts";
 import { ALL_SCOPES } from "../lib/scopes.ts";
 import { seedDemo } from "../scripts/demo/seed-demo.ts";

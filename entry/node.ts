@@ -3,5 +3,5 @@
  * Express and Fastify (`toNodeListener(createHandler({ store }))`), and as a `clientError`
  * listener for what Node's parser refuses (`toNodeClientErrorListener(handler)`).
  */
-export { toNodeListener, type NodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
-export { toNodeClientErrorListener } from "../adapters/node-client-error.ts";
+export { toNodeListener, type NodeListener, type NodeListenerOptions } from "../adapters/node/http.ts";
+export { toNodeClientErrorListener } from "../adapters/node/client-error.ts";

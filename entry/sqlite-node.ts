@@ -5,6 +5,6 @@
  * `SqliteUnsupportedError` that says what to do instead (docs/embedding.md, "Entry points").
  * Exports the same names as entry/sqlite.ts, whose declarations serve both.
  */
-export { openNodeSqliteStore as openSqliteStore, type NodeSqliteStoreOptions as SqliteStoreOptions } from "../adapters/node-sqlite.ts";
+export { openNodeSqliteStore as openSqliteStore, type NodeSqliteStoreOptions as SqliteStoreOptions } from "../adapters/node/sqlite.ts";
 export { SqliteUnsupportedError } from "../lib/errors.ts";
 export type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";

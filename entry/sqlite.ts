@@ -4,7 +4,7 @@
  * `node:sqlite`, under the same names. Like the Postgres store it is both `Store` and
  * `AdminStore`: `migrate()` before use.
  */
-export { openSqliteStore, type SqliteStoreOptions } from "../adapters/sqlite.ts";
+export { openSqliteStore, type SqliteStoreOptions } from "../adapters/bun/sqlite.ts";
 /** Never thrown on Bun; exported so that code written for either runtime names it. */
 export { SqliteUnsupportedError } from "../lib/errors.ts";
 export type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";

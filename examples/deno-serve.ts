@@ -15,9 +15,10 @@
  */
 import { parseArgs } from "node:util";
 import { createMemoryStore } from "../adapters/memory-store.ts";
-import { openNodeSqliteStore } from "../adapters/node-sqlite.ts";
+import { openNodeSqliteStore } from "../adapters/node/sqlite.ts";
 import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
 import { createHandler } from "../server/handler.ts";
+import { serveWithDeno } from "../adapters/deno/serve.ts";
 import type { Store } from "../lib/store.ts";
 
 const { values } = parseArgs({
@@ -50,19 +51,9 @@ async function openStore(): Promise<Store> {
 const store = await openStore();
 const handler = createHandler({ store, issuer: values.issuer, basePath: values["base-path"] });
 
-const server = Deno.serve(
-  {
-    hostname: values.hostname,
-    port,
-    onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
-  },
-  (request, info) => handler(request, { remoteAddress: info.remoteAddr.hostname }),
-);
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, async () => {
-    await server.shutdown();
-    await store.close();
-    Deno.exit(0);
-  });
-}
+serveWithDeno(handler, {
+  hostname: values.hostname,
+  port,
+  onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
+  onStop: () => store.close(),
+});

@@ -4,7 +4,7 @@
  * ./leaveapi.sqlite. Every command creates or upgrades the schema as it opens the store.
  */
 import { openPostgresStore } from "../adapters/postgres.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
 import { CommandError, UsageError, type GlobalOptions } from "./cli-kit.ts";

@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import pg from "pg";
 import { openPostgresStore } from "../adapters/postgres.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { digestSecret, mintAccessToken, mintClient } from "../lib/credentials.ts";
 import { createHandler } from "../server/handler.ts";

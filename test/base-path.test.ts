@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { DOCS_PATH, DOCS_SCRIPT_PATH } from "../server/docs-page.ts";
 import { createHandler, type HandlerOptions, type RequestLogEntry } from "../server/handler.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { BASE, basicHeader, booking, createClient, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
 const PREFIX = "/hr-api";

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { countLeaveDays } from "../lib/leave-days.ts";
 import { shippedPublicHolidays } from "../lib/public-holidays.ts";

@@ -6,14 +6,14 @@
  * route answers, a token and a page of employees come from under /hr-api, oauth4webapi
  * discovers the token endpoint there, and a malformed Host gets a 400 or 404, never a 500.
  * deno-serve.ts serves the API alone, so it has no route of the host's;
- * test/deno.e2e.test.ts runs it on every store.
+ * adapters/deno/serve.e2e.test.ts runs it on every store.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { openPostgresStore } from "../adapters/postgres.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { mintClient } from "../lib/credentials.ts";
 import { ALL_SCOPES } from "../lib/scopes.ts";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import type { RequestLogEntry } from "../server/handler.ts";
 import { createApiFetch } from "../scripts/serve/front.ts";
-import { listen } from "../scripts/serve/listen.ts";
+import { listen } from "../adapters/bun/serve.ts";
 import { createMetrics, type Metrics } from "../scripts/serve/metrics.ts";
 import { startServer } from "./cli-harness.ts";
 import { basicHeader, createClient, createOrganisation, createWorld } from "./support.ts";

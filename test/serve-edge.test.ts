@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { listen } from "../scripts/serve/listen.ts";
+import { listen } from "../adapters/bun/serve.ts";
 import { createApiFetch, createMetricsFetch } from "../scripts/serve/front.ts";
 import { createMetrics } from "../scripts/serve/metrics.ts";
 import type { RequestLogEntry } from "../server/handler.ts";

@@ -21,7 +21,7 @@ import { CompiledQueries, defineQuery } from "../adapters/sql/compiled-queries.t
 import { toEmployee, toLeaveBooking } from "../adapters/sql/row-mapping.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import type { Tables } from "../adapters/sql/tables.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { addDays } from "../lib/dates.ts";
 import { LEAVE_STATUSES } from "../lib/records.ts";
 import type { EmployeePageQuery, LeavePageQuery } from "../lib/store.ts";

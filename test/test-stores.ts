@@ -5,7 +5,7 @@
  * passed over in silence.
  */
 import { openPostgresStore } from "../adapters/postgres.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import pg from "pg";
 

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryStore } from "../adapters/memory-store.ts";
-import { openSqliteStore } from "../adapters/sqlite.ts";
+import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { AdminStore } from "../lib/admin-store.ts";
 import { digestSecret, mintAccessToken, mintClient } from "../lib/credentials.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";

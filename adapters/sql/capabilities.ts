@@ -17,7 +17,7 @@ export interface SqlCapabilities {
    * Rows per statement when an import reads stored digests, writes, and stages new
    * bookings. Postgres pays a round trip per statement, so it takes them large, and
    * inserts new bookings directly (`stage: null`). SQLite runs in-process: its reads stay
-   * within the 256 placeholders of a statement it keeps prepared (adapters/sqlite.ts), it
+   * within the 256 placeholders of a statement it keeps prepared (adapters/bun/sqlite.ts), it
    * writes one row per statement (one prepared insert run again and again beat multi-row
    * VALUES into leave_bookings by about a quarter), and it stages new bookings and inserts
    * them sorted at the end (staged-inserts.ts), several rows per statement.

@@ -61,7 +61,7 @@ export function createSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
 const connections = new WeakMap<SqlAdminStore, Kysely<Tables>>();
 
 /**
- * The SQL store as the openers (adapters/sqlite.ts, node-sqlite.ts, postgres.ts) give it:
+ * The SQL store as the openers (adapters/bun/sqlite.ts, node-sqlite.ts, postgres.ts) give it:
  * live token grants reused for a few seconds in front of it (lib/token-grant-cache.ts),
  * which saves a round trip per request and is what docs/api.md ("Using a token") describes.
  */

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { openPostgresStore } from "../../adapters/postgres.ts";
-import { openSqliteStore } from "../../adapters/sqlite.ts";
+import { openSqliteStore } from "../../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import { mintClient } from "../../lib/credentials.ts";
 import { ALL_SCOPES } from "../../lib/scopes.ts";

@@ -9,8 +9,8 @@ import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import { CommandError, UsageError, parseCommandArgs, type Command, type CommandContext } from "../cli-kit.ts";
 import { locateStore, openMigratedStore } from "../open-store.ts";
 import { prepareDemo } from "../serve/demo.ts";
-import { createApiFetch, createMetricsFetch, type BunFetch } from "../serve/front.ts";
-import { baseUrlOf, listen } from "../serve/listen.ts";
+import { createApiFetch, createMetricsFetch } from "../serve/front.ts";
+import { baseUrlOf, listen, ListenError, type BunFetch, type ListenOptions } from "../../adapters/bun/serve.ts";
 import { createLogger, writesText, type Logger } from "../serve/logger.ts";
 import { createMetrics, type Metrics } from "../serve/metrics.ts";
 import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
@@ -70,13 +70,23 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
   if (!workersClean) throw new CommandError("a worker process did not stop cleanly");
 }
 
+/** `listen`, with a listener that cannot be opened reported as the command's failure (exit 1). */
+function listenOrFail(options: ListenOptions): ReturnType<typeof listen> {
+  try {
+    return listen(options);
+  } catch (error) {
+    if (error instanceof ListenError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
 function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): void {
   const reusePort = role !== undefined || settings.workers > 1;
   const { hostname, port, tls } = settings;
-  running.servers.push(listen({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }));
+  running.servers.push(listenOrFail({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }));
   // A separate metrics address is the parent's alone: it answers with every worker's sum.
   if (settings.metrics.kind === "separate" && !role) {
-    running.servers.push(listen({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));
+    running.servers.push(listenOrFail({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));
   }
 }
 

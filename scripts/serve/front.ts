@@ -8,9 +8,9 @@
  * Nothing a client sends can make these functions throw (SECURITY.md, "At the edge"): a
  * Host or target that makes no URL goes to the handler, which answers 400, and anything
  * unexpected is logged without the URL and answered with the JSON 500. Bun.serve's own
- * `error` callback (`answerUnexpectedError`, listen.ts) is only the last resort behind that.
+ * `error` callback (`answerUnexpectedError`, adapters/bun/serve.ts) is only the last resort behind that.
  */
-import type { Server } from "bun";
+import { guarded, type BunFetch } from "../../adapters/bun/serve.ts";
 import type { Handler, RequestLogEntry } from "../../server/handler.ts";
 import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
 import { invalidRequest, methodNotAllowed, notFound, serverError, type ApiError } from "../../lib/errors.ts";
@@ -23,8 +23,6 @@ import type { Metrics } from "./metrics.ts";
 export const METRICS_PATH = "/metrics";
 
 export { clientAddress };
-
-export type BunFetch = (req: Request, server: Server<undefined>) => Promise<Response>;
 
 /** Answers a /metrics request, and logs and counts it like any other. */
 async function answerMetrics(req: Request, url: URL, metrics: Metrics, log: (entry: RequestLogEntry) => void): Promise<Response> {
@@ -66,44 +64,6 @@ function metricsUrl(req: Request): URL | null {
   if (!req.url.includes(METRICS_PATH)) return null;
   const url = requestUrl(req);
   return url instanceof URL && url.pathname === METRICS_PATH && !urlCarriesCredentials(url) ? url : null;
-}
-
-/** What the log shows as the route of a failure outside the handler. */
-export const UNEXPECTED_ROUTE = "[unexpected error]";
-
-/**
- * The JSON 500 with the headers every answer carries, for a failure outside the handler:
- * logged with its request id and the error's name and message, secrets redacted; never
- * the URL, which this code does not know and must not print.
- */
-export function answerUnexpectedError(error: unknown, log: (entry: RequestLogEntry) => void): Response {
-  const requestId = crypto.randomUUID();
-  try {
-    log({
-      time: new Date().toISOString(),
-      level: "error",
-      request_id: requestId,
-      method: "-",
-      route: UNEXPECTED_ROUTE,
-      status: 500,
-      duration_ms: 0,
-      error: redactSecrets(error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown"),
-    });
-  } catch {
-    // A log that fails must not stop the answer.
-  }
-  return finish(errorResponse(serverError()), requestId, false);
-}
-
-/** `fetch`, with anything it throws answered by answerUnexpectedError instead of Bun. */
-function guarded(fetch: BunFetch, log: (entry: RequestLogEntry) => void): BunFetch {
-  return async (req, server) => {
-    try {
-      return await fetch(req, server);
-    } catch (error) {
-      return answerUnexpectedError(error, log);
-    }
-  };
 }
 
 export interface FrontOptions {

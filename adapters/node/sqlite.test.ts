@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openNodeSqliteStore } from "../adapters/node-sqlite.ts";
-import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
-import { runAdminStoreContract } from "../testing/admin-store-contract.ts";
-import { runStoreContract } from "../testing/store-contract.ts";
+import { openNodeSqliteStore } from "./sqlite.ts";
+import { writeFixture, type ContractFixture } from "../../testing/contract-fixture.ts";
+import { runAdminStoreContract } from "../../testing/admin-store-contract.ts";
+import { runStoreContract } from "../../testing/store-contract.ts";
 
 async function filled(filename: string, fixture: ContractFixture) {
   const store = openNodeSqliteStore({ filename });

@@ -12,11 +12,11 @@
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
-import type { Handler } from "../server/handler.ts";
-import { clientAddress } from "../server/client-address.ts";
-import { errorResponse, finish, requestIdFor } from "../server/responses.ts";
-import { ApiError, invalidRequest } from "../lib/errors.ts";
-import { headersOf, requestMethodFor, urlOf, type NodeListenerOptions } from "./node-http.ts";
+import type { Handler } from "../../server/handler.ts";
+import { clientAddress } from "../../server/client-address.ts";
+import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
+import { ApiError, invalidRequest } from "../../lib/errors.ts";
+import { headersOf, requestMethodFor, urlOf, type NodeListenerOptions } from "./http.ts";
 
 /** What Node's parser says about a request it refused (`clientError`). */
 type ClientError = Error & { code?: string; rawPacket?: Uint8Array };

@@ -18,12 +18,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { emitWarning } from "node:process";
 import type { TLSSocket } from "node:tls";
-import type { Handler } from "../server/handler.ts";
-import { clientAddress } from "../server/client-address.ts";
-import { errorResponse, finish, requestIdFor } from "../server/responses.ts";
-import { badHost, badTarget, isValidHost, parseUrl } from "../server/request-target.ts";
-import { ApiError } from "../lib/errors.ts";
-import { isFormContentType } from "../lib/token-request.ts";
+import type { Handler } from "../../server/handler.ts";
+import { clientAddress } from "../../server/client-address.ts";
+import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
+import { badHost, badTarget, isValidHost, parseUrl } from "../../server/request-target.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { isFormContentType } from "../../lib/token-request.ts";
 
 export interface NodeListenerOptions {
   /**

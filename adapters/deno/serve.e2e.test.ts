@@ -7,11 +7,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteStore } from "../adapters/sqlite.ts";
-import { digestSecret, mintClient } from "../lib/credentials.ts";
-import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
+import { openSqliteStore } from "../bun/sqlite.ts";
+import { digestSecret, mintClient } from "../../lib/credentials.ts";
+import { writeFixture, type ContractFixture } from "../../testing/contract-fixture.ts";
 
-const ROOT = join(import.meta.dir, "..");
+const ROOT = join(import.meta.dir, "../..");
 const DENO = join(ROOT, "node_modules/.bin/deno");
 const ORG = "0a000000-0000-4000-8000-0000000000d1";
 const EMPLOYEE = "e1000000-0000-4000-8000-0000000000d1";

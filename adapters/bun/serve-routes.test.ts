@@ -3,8 +3,8 @@
  * `params`: the handler must not write onto the Request it is given (docs/embedding.md).
  */
 import { afterAll, expect, test } from "bun:test";
-import { createMemoryStore } from "../adapters/memory-store.ts";
-import { createHandler } from "../server/handler.ts";
+import { createMemoryStore } from "../memory-store.ts";
+import { createHandler } from "../../server/handler.ts";
 
 const handler = createHandler({ store: createMemoryStore(), basePath: "/hr-api" });
 const server = Bun.serve({

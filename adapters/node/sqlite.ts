@@ -1,7 +1,7 @@
 /**
  * The SQLite store on `node:sqlite` (Deno, Bun, Node 23.11+ and 22.16+): the one SQL store
  * (SqlAdminStore) on Kysely's own SqliteDialect, over `DatabaseSync` shaped the way that
- * dialect expects. The schema and the queries are those of adapters/sqlite.ts, so a file
+ * dialect expects. The schema and the queries are those of adapters/bun/sqlite.ts, so a file
  * that the `leaveapi` command created and manages is served unchanged from Node or Deno.
  * It is what `leaveapi/sqlite` gives outside Bun (docs/embedding.md, "Entry points").
  *
@@ -10,11 +10,11 @@
  * error that says what to do, instead of Node's ERR_UNKNOWN_BUILTIN_MODULE at import.
  */
 import { createRequire } from "node:module";
-import { SqliteUnsupportedError } from "../lib/errors.ts";
+import { SqliteUnsupportedError } from "../../lib/errors.ts";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SqliteDatabase } from "kysely";
-import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import { configureSqlite, kyselyStatement, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
+import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
+import { configureSqlite, kyselyStatement, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
 
 export type NodeSqliteStoreOptions = SqliteStoreOptions;
 

@@ -9,10 +9,10 @@ import { gzipSync } from "node:zlib";
 // @ts-expect-error express ships no types and @types/express is no dev dependency: the parts used here are typed below.
 import expressUntyped from "express";
 import { connect, type AddressInfo } from "node:net";
-import { toNodeListener, type NodeListenerOptions } from "../adapters/node-http.ts";
-import { toNodeClientErrorListener } from "../adapters/node-client-error.ts";
-import { createMemoryStore } from "../adapters/memory-store.ts";
-import { createHandler, type Handler, type RequestInfo, type RequestLogEntry } from "../server/handler.ts";
+import { toNodeListener, type NodeListenerOptions } from "./http.ts";
+import { toNodeClientErrorListener } from "./client-error.ts";
+import { createMemoryStore } from "../memory-store.ts";
+import { createHandler, type Handler, type RequestInfo, type RequestLogEntry } from "../../server/handler.ts";
 
 /** body-parser's middleware shape, which Express's parsers have. */
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;

@@ -3,10 +3,10 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteStore } from "../adapters/sqlite.ts";
-import { writeFixture } from "../testing/contract-fixture.ts";
-import { runAdminStoreContract } from "../testing/admin-store-contract.ts";
-import { runStoreContract } from "../testing/store-contract.ts";
+import { openSqliteStore } from "./sqlite.ts";
+import { writeFixture } from "../../testing/contract-fixture.ts";
+import { runAdminStoreContract } from "../../testing/admin-store-contract.ts";
+import { runStoreContract } from "../../testing/store-contract.ts";
 
 runStoreContract(
   {

@@ -4,9 +4,9 @@
  * failing, and foreign keys on. Its statement cache and hot connection: sql/fast-paths.ts.
  */
 import { Database } from "bun:sqlite";
-import { cachingSqliteDatabase, sqliteHotConnection, type HotConnection } from "./sql/fast-paths.ts";
-import type { SqlAdminStore } from "./sql/sql-admin-store.ts";
-import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "./sql/sqlite-store.ts";
+import { cachingSqliteDatabase, sqliteHotConnection, type HotConnection } from "../sql/fast-paths.ts";
+import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
+import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
 
 export type { SqliteStoreOptions };
 

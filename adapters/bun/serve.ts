@@ -1,6 +1,9 @@
 /**
- * Opening the listeners: HTTP or HTTPS (Bun.serve's `tls` option, PEM files), with
- * SO_REUSEPORT when several worker processes share one port.
+ * The Bun host: the handler (or any fetch function) behind `Bun.serve`. Opening the
+ * listeners: HTTP or HTTPS (Bun.serve's `tls` option, PEM files), with SO_REUSEPORT when
+ * several worker processes share one port; and the last-resort answer to an error that
+ * escapes the fetch function. `leaveapi serve` (scripts/commands/serve.ts) puts its
+ * metrics, logs and client addresses in front (scripts/serve/front.ts).
  *
  * Never in Bun's development mode: Bun.serve defaults to it unless NODE_ENV is
  * `production`, and then answers an uncaught error with a 50 KB HTML page of file paths
@@ -10,9 +13,17 @@
  */
 import { accessSync, constants } from "node:fs";
 import type { Server } from "bun";
-import { CommandError } from "../cli-kit.ts";
-import { answerUnexpectedError, type BunFetch } from "./front.ts";
 import type { RequestLogEntry } from "../../server/handler.ts";
+import { errorResponse, finish } from "../../server/responses.ts";
+import { serverError } from "../../lib/errors.ts";
+import { redactSecrets } from "../../lib/url-credentials.ts";
+
+export type BunFetch = (req: Request, server: Server<undefined>) => Promise<Response>;
+
+/** A listener that cannot be opened, or TLS files that cannot be read: a set-up mistake, said plainly. */
+export class ListenError extends Error {
+  override name = "ListenError";
+}
 
 export const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -32,8 +43,8 @@ export interface ListenOptions {
   fetch: BunFetch;
   /**
    * Receives the log entry of an error that escaped `fetch` (Bun.serve's `error`
-   * callback); by default one JSON line on stderr. The fetch functions of front.ts answer
-   * their own errors, so this is the last resort.
+   * callback); by default one JSON line on stderr. Fetch functions wrapped in `guarded`
+   * answer their own errors, so this is the last resort.
    */
   logUnexpected?: (entry: RequestLogEntry) => void;
 }
@@ -48,7 +59,7 @@ function loadTls(files: TlsFiles): { cert: ReturnType<typeof Bun.file>; key: Ret
     try {
       accessSync(path, constants.R_OK);
     } catch {
-      throw new CommandError(`${what}: cannot read ${path}`);
+      throw new ListenError(`${what}: cannot read ${path}`);
     }
   }
   return { cert: Bun.file(files.certFile), key: Bun.file(files.keyFile) };
@@ -71,11 +82,49 @@ export function listen(options: ListenOptions): Server<undefined> {
       error: (error) => answerUnexpectedError(error, options.logUnexpected ?? logToStderr),
     });
   } catch (error) {
-    throw new CommandError(`cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`);
+    throw new ListenError(`cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`);
   }
 }
 
 /** The base URL a person can paste: brackets around an IPv6 address, https with TLS. */
 export function baseUrlOf(hostname: string, port: number, tls: boolean): string {
   return `${tls ? "https" : "http"}://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}
+
+/** What the log shows as the route of a failure outside the handler. */
+export const UNEXPECTED_ROUTE = "[unexpected error]";
+
+/**
+ * The JSON 500 with the headers every answer carries, for a failure outside the handler:
+ * logged with its request id and the error's name and message, secrets redacted; never
+ * the URL, which this code does not know and must not print.
+ */
+export function answerUnexpectedError(error: unknown, log: (entry: RequestLogEntry) => void): Response {
+  const requestId = crypto.randomUUID();
+  try {
+    log({
+      time: new Date().toISOString(),
+      level: "error",
+      request_id: requestId,
+      method: "-",
+      route: UNEXPECTED_ROUTE,
+      status: 500,
+      duration_ms: 0,
+      error: redactSecrets(error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown"),
+    });
+  } catch {
+    // A log that fails must not stop the answer.
+  }
+  return finish(errorResponse(serverError()), requestId, false);
+}
+
+/** `fetch`, with anything it throws answered by answerUnexpectedError instead of Bun. */
+export function guarded(fetch: BunFetch, log: (entry: RequestLogEntry) => void): BunFetch {
+  return async (req, server) => {
+    try {
+      return await fetch(req, server);
+    } catch (error) {
+      return answerUnexpectedError(error, log);
+    }
+  };
 }
