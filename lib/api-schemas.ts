@@ -1,98 +1,34 @@
 /**
  * The bodies the API sends and the token form it takes, as valibot schemas: the one source
  * of the OpenAPI document's component schemas (server/openapi-schemas.ts converts them) and
- * of the JSON types records.ts returns, so a field added to a response without its schema
- * fails the type check. Strict objects: every field the contract names is present, no other
+ * of the JSON types records.ts returns. A record's fields, their order and their schemas
+ * come from its declaration in record-fields.ts, which the JSON shaping reads too. Strict objects: every field the contract names is present, no other
  * (docs/api.md, "Rules for every record"). Descriptions and examples ride along as valibot
  * metadata.
  */
 import * as v from "valibot";
 import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_LIFETIME_SECONDS } from "./credentials.ts";
 import { ERROR_CODES } from "./errors.ts";
-import { LEAVE_STATUSES } from "./records.ts";
+import { apiEntries, EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS, LeaveTypeJson } from "./record-fields.ts";
 import { ALL_SCOPES } from "./scopes.ts";
 
-/** Ids are answered in lower case (docs/api.md, "Rules for every record"). */
-const Uuid = v.pipe(v.string(), v.uuid(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
-const IsoDate = v.pipe(v.string(), v.isoDate());
-/** What formatInstant writes: RFC 3339 in UTC with milliseconds. */
-const Instant = v.pipe(v.string(), v.isoTimestamp(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
-const Text = v.nullable(v.string());
-const HalfPeriod = v.pipe(
-  v.nullable(v.picklist(["am", "pm"])),
-  v.description("`am` or `pm` when the matching half-day flag is true, else `null`."),
-);
 const NextCursor = v.pipe(
   v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),
   v.description("Pass unchanged as `cursor`, with the same filters, for the next page; `null` on the last page."),
 );
 const HasMore = v.pipe(v.boolean(), v.description("True exactly when another record follows this page."));
-const CalendarKey = v.nullable(v.pipe(v.string(), v.examples(["GB-ENG"])));
 
 export const Employee = v.pipe(
-  v.strictObject({
-    id: Uuid,
-    first_name: Text,
-    last_name: Text,
-    preferred_name: Text,
-    job_title: Text,
-    department: Text,
-    status: v.pipe(v.string(), v.description("Employment status, e.g. `active` or `terminated`."), v.examples(["active", "terminated"])),
-    start_date: v.nullable(IsoDate),
-    leaving_date: v.nullable(IsoDate),
-    holiday_calendar: v.pipe(
-      CalendarKey,
-      v.description("The calendar key whose public holidays the employee follows (the key space of `calendar` on /v1/holidays)."),
-    ),
-    updated_at: v.pipe(Instant, v.description("When anything in this record last changed.")),
-  }),
+  v.strictObject(apiEntries(EMPLOYEE_FIELDS)),
   v.description("A current or former employee. Deleted employees are never returned."),
 );
 
-export const LeaveType = v.strictObject({
-  id: Uuid,
-  name: v.string(),
-  category: v.pipe(v.string(), v.description("Always `annual` in v1: only annual leave is returned.")),
-  is_paid: v.boolean(),
-});
+export const LeaveType = LeaveTypeJson;
 
-export const LeaveBooking = v.pipe(
-  v.strictObject({
-    id: Uuid,
-    employee_id: Uuid,
-    leave_type: LeaveType,
-    start_date: IsoDate,
-    end_date: IsoDate,
-    start_half_day: v.boolean(),
-    start_half_period: HalfPeriod,
-    end_half_day: v.boolean(),
-    end_half_period: HalfPeriod,
-    days: v.pipe(
-      v.number(),
-      v.minValue(0),
-      v.multipleOf(0.5),
-      v.description("Leave days the booking takes: weekdays, less public holidays and closure days, less half days."),
-    ),
-    status: v.picklist(LEAVE_STATUSES),
-    requested_at: v.nullable(Instant),
-    reviewed_at: v.pipe(v.nullable(Instant), v.description("`null` until the booking is reviewed.")),
-    cancelled_at: v.pipe(v.nullable(Instant), v.description("`null` unless the booking was cancelled.")),
-    updated_at: v.pipe(Instant, v.description("When anything in this record, its leave type included, last changed.")),
-  }),
-  v.description("An annual leave booking."),
-);
+export const LeaveBooking = v.pipe(v.strictObject(apiEntries(LEAVE_BOOKING_FIELDS)), v.description("An annual leave booking."));
 
 export const HolidayEntry = v.pipe(
-  v.strictObject({
-    date: IsoDate,
-    name: v.string(),
-    type: v.picklist(["public", "company"]),
-    calendar: v.pipe(CalendarKey, v.description("Calendar key of a public holiday; `null` for a closure day.")),
-    applies_to: v.picklist(["calendar", "all", "department", "location"]),
-    deducts_from_leave: v.pipe(v.boolean(), v.description("Whether the day uses up leave allowance; always false for public holidays.")),
-    department: v.pipe(Text, v.description("Set when `applies_to` is `department`.")),
-    location: v.pipe(Text, v.description("Set when `applies_to` is `location`.")),
-  }),
+  v.strictObject(apiEntries(HOLIDAY_ENTRY_FIELDS)),
   v.description(
     "A public holiday (`type: public`, `calendar` set, `applies_to: calendar`) or a company closure day " +
       "(`type: company`, `calendar: null`, `applies_to` all, department or location, with `department` or `location` set to match).",

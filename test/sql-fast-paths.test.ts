@@ -18,7 +18,7 @@ import pg from "pg";
 import { openPostgresStore } from "../adapters/postgres.ts";
 import { SQLITE } from "../adapters/sql/capabilities.ts";
 import { CompiledQueries, defineQuery } from "../adapters/sql/compiled-queries.ts";
-import { toEmployee, toLeaveBooking } from "../adapters/sql/row-mapping.ts";
+import { EMPLOYEE_COLUMNS, toEmployee, toLeaveBooking } from "../adapters/sql/row-mapping.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import type { Tables } from "../adapters/sql/tables.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
@@ -92,7 +92,7 @@ async function seedOrganisation(store: SqlAdminStore, kind: "plain" | "mixed" | 
 }
 
 function plainEmployees(db: Kysely<Tables>, q: EmployeePageQuery) {
-  let query = db.selectFrom("employees").selectAll().where("organisation_id", "=", q.organisationId).where("deleted_at", "is", null);
+  let query = db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", q.organisationId).where("deleted_at", "is", null);
   if (q.status !== undefined) query = query.where("status", "=", q.status);
   if (q.updatedSince !== undefined) query = query.where("updated_at", ">=", q.updatedSince);
   const after = q.after;

@@ -16,28 +16,30 @@ import type {
 } from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
+import {
+  EMPLOYEE_FIELDS,
+  HOLIDAY_ENTRY_FIELDS,
+  inputColumns,
+  LEAVE_BOOKING_FIELDS,
+  LEAVE_TYPE_FIELDS,
+  pickFields,
+  type FieldSpecs,
+} from "../../lib/record-fields.ts";
 import type { StoredBooking, StoredClosureDay, StoredEmployee } from "../../lib/store-contents.ts";
 import { closureDaysWithin, holidayKey, importedHolidaysWithin, keyOf, type MemoryTables } from "./memory-tables.ts";
 
-// What a client can see of each record, the bookkeeping (organisation, updated_at, deleted)
-// left out. The source system's `external_id` is not kept: nothing reads it back.
-const EMPLOYEE_FIELDS = [
-  "id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar",
-] as const satisfies readonly (keyof StoredEmployee)[];
-const BOOKING_FIELDS = [
-  "id", "employee_id", "leave_type_id", "start_date", "end_date", "start_half_day", "start_half_period", "end_half_day",
-  "end_half_period", "days", "status", "requested_at", "reviewed_at", "cancelled_at",
-] as const satisfies readonly (keyof StoredBooking)[];
-const CLOSURE_FIELDS = [
-  "id", "date", "name", "applies_to", "department", "location", "deducts_from_leave",
-] as const satisfies readonly (keyof StoredClosureDay)[];
-const LEAVE_TYPE_FIELDS = ["id", "name", "category", "is_paid"] as const satisfies readonly (keyof LeaveTypeRecord)[];
-
-function pick<T, K extends keyof T>(row: T, fields: readonly K[]): Pick<T, K> {
-  const picked = {} as Pick<T, K>;
-  for (const field of fields) picked[field] = row[field];
-  return picked;
+/**
+ * What a client can see of each record: what an import writes of it (lib/record-fields.ts),
+ * less the bookkeeping (organisation, updated_at, deleted). The source system's
+ * `external_id` is not kept: nothing reads it back.
+ */
+function visibleColumns<F extends FieldSpecs>(fields: F) {
+  return inputColumns(fields).filter((c): c is Exclude<typeof c, "external_id"> => c !== "external_id");
 }
+const EMPLOYEE_CONTENT = visibleColumns(EMPLOYEE_FIELDS) satisfies (keyof StoredEmployee)[];
+const BOOKING_CONTENT = visibleColumns(LEAVE_BOOKING_FIELDS) satisfies (keyof StoredBooking)[];
+const CLOSURE_CONTENT = visibleColumns(HOLIDAY_ENTRY_FIELDS) satisfies (keyof StoredClosureDay)[];
+const LEAVE_TYPE_CONTENT = visibleColumns(LEAVE_TYPE_FIELDS) satisfies (keyof LeaveTypeRecord)[];
 
 const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
 
@@ -114,8 +116,8 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
   return {
     async upsertEmployees(organisationId, rows: EmployeeInput[], now) {
       requireOrganisation(organisationId, rows);
-      const records = rows.map((r) => ({ ...pick(r, EMPLOYEE_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
-      const { counts, revived } = writeChanged(t.employees, records, (e) => pick(e, EMPLOYEE_FIELDS));
+      const records = rows.map((r) => ({ ...pickFields(r, EMPLOYEE_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
+      const { counts, revived } = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT));
       // A deleted employee's bookings are hidden; brought back, they are visible again, so
       // their updated_at must move or an incremental sync would never see them (docs/api.md,
       // "Incremental sync").
@@ -143,8 +145,8 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       for (const type of lastById(types)) {
         const key = keyOf(organisationId, type.id);
         const stored = t.leaveTypes.get(key);
-        const record = { ...pick(type, LEAVE_TYPE_FIELDS), organisation_id: organisationId };
-        if (stored && importedContent(pick(stored, LEAVE_TYPE_FIELDS)) === importedContent(pick(record, LEAVE_TYPE_FIELDS))) {
+        const record = { ...pickFields(type, LEAVE_TYPE_CONTENT), organisation_id: organisationId };
+        if (stored && importedContent(pickFields(stored, LEAVE_TYPE_CONTENT)) === importedContent(pickFields(record, LEAVE_TYPE_CONTENT))) {
           counts.unchanged++;
           continue;
         }
@@ -164,8 +166,8 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
     async upsertLeaveBookings(organisationId, rows: LeaveBookingInput[], now) {
       requireOrganisation(organisationId, rows);
       for (const r of lastById(rows)) requireReferences(organisationId, r);
-      const records = rows.map((r) => ({ ...pick(r, BOOKING_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
-      return writeChanged(t.bookings, records, (b) => pick(b, BOOKING_FIELDS)).counts;
+      const records = rows.map((r) => ({ ...pickFields(r, BOOKING_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
+      return writeChanged(t.bookings, records, (b) => pickFields(b, BOOKING_CONTENT)).counts;
     },
 
     async deleteLeaveBookings(organisationId, ids, now) {
@@ -174,8 +176,8 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
 
     async upsertClosureDays(organisationId, rows: ClosureDayInput[], now) {
       requireOrganisation(organisationId, rows);
-      const records = rows.map((r) => ({ ...pick(r, CLOSURE_FIELDS), organisation_id: organisationId, updated_at: now, deleted: false }));
-      return writeChanged(t.closureDays, records, (c) => pick(c, CLOSURE_FIELDS)).counts;
+      const records = rows.map((r) => ({ ...pickFields(r, CLOSURE_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
+      return writeChanged(t.closureDays, records, (c) => pickFields(c, CLOSURE_CONTENT)).counts;
     },
 
     async deleteClosureDays(organisationId, ids, now) {

@@ -4,26 +4,12 @@
  * also serve the import writer inside its transaction.
  */
 import type { Kysely } from "kysely";
-import type { ClosureAppliesTo, ClosureDayRecord } from "../../lib/records.ts";
+import type { ClosureDayRecord } from "../../lib/records.ts";
 import type { ImportedPublicHoliday, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
-import { bool, toEmployee } from "./row-mapping.ts";
+import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, toClosureDay, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
-
-const EMPLOYEE_COLUMNS = [
-  "id",
-  "first_name",
-  "last_name",
-  "preferred_name",
-  "job_title",
-  "department",
-  "status",
-  "start_date",
-  "leaving_date",
-  "holiday_calendar",
-  "updated_at",
-] as const;
 
 interface EmployeePageValues {
   organisationId: string;
@@ -56,29 +42,11 @@ const employeeQuery = defineQuery<{ organisationId: string; id: string }>()((s, 
     .where("deleted_at", "is", null),
 );
 
-function closureFromRow(r: {
-  date: string;
-  name: string;
-  applies_to: string;
-  department: string | null;
-  location: string | null;
-  deducts_from_leave: boolean | number;
-}): ClosureDayRecord {
-  return {
-    date: r.date,
-    name: r.name,
-    applies_to: r.applies_to as ClosureAppliesTo,
-    department: r.department,
-    location: r.location,
-    deducts_from_leave: bool(r.deducts_from_leave),
-  };
-}
-
 /** Closure days within [from, to], on `db` (a transaction, in an import). */
 export async function listClosureDaysOn(db: Kysely<Tables>, organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]> {
   const rows = await db
     .selectFrom("closure_days")
-    .select(["date", "name", "applies_to", "department", "location", "deducts_from_leave"])
+    .select(CLOSURE_DAY_COLUMNS)
     .where("organisation_id", "=", organisationId)
     .where("deleted_at", "is", null)
     .where("date", ">=", from)
@@ -86,7 +54,7 @@ export async function listClosureDaysOn(db: Kysely<Tables>, organisationId: stri
     .orderBy("date")
     .orderBy("name")
     .execute();
-  return rows.map(closureFromRow);
+  return rows.map(toClosureDay);
 }
 
 /** Imported public holidays of these calendars and years, on `db` (a transaction, in an import). */

@@ -1,6 +1,20 @@
-/** Turns database rows into the store's records, smoothing over dialect types. */
-import type { EmployeeRecord, HalfPeriod, LeaveBookingRecord, LeaveStatus } from "../../lib/records.ts";
+/**
+ * Turns database rows into the store's records, smoothing over dialect types. The columns
+ * a read selects are the record's fields (lib/record-fields.ts), so a row is its record
+ * but for the values a dialect returns in its own way.
+ */
+import type { Selectable } from "kysely";
+import type { ClosureAppliesTo, ClosureDayRecord, EmployeeRecord, HalfPeriod, LeaveBookingRecord, LeaveStatus, LeaveTypeRecord } from "../../lib/records.ts";
+import {
+  EMPLOYEE_FIELDS,
+  HOLIDAY_ENTRY_FIELDS,
+  LEAVE_BOOKING_FIELDS,
+  LEAVE_TYPE_FIELDS,
+  recordColumns,
+  type RecordColumn,
+} from "../../lib/record-fields.ts";
 import type { Scope } from "../../lib/scopes.ts";
+import type { ClosureDaysTable, EmployeesTable, LeaveBookingsTable, LeaveTypesTable } from "./tables.ts";
 
 /** 0/1 from SQLite, true/false from Postgres. */
 export const bool = (v: boolean | number): boolean => v === true || v === 1;
@@ -11,71 +25,39 @@ export const instantOrNull = (v: number | string | null): number | null => (v ==
 
 export const scopeList = (text: string): Scope[] => (text === "" ? [] : (text.split(" ") as Scope[]));
 
-export interface EmployeeRow {
-  id: string;
-  first_name: string | null;
-  last_name: string | null;
-  preferred_name: string | null;
-  job_title: string | null;
-  department: string | null;
-  status: string;
-  start_date: string | null;
-  leaving_date: string | null;
-  holiday_calendar: string | null;
-  updated_at: number | string;
-}
+export const EMPLOYEE_COLUMNS = recordColumns(EMPLOYEE_FIELDS);
+export const LEAVE_TYPE_COLUMNS = recordColumns(LEAVE_TYPE_FIELDS);
+export const CLOSURE_DAY_COLUMNS = recordColumns(HOLIDAY_ENTRY_FIELDS);
 
+export type EmployeeRow = Pick<Selectable<EmployeesTable>, RecordColumn<typeof EMPLOYEE_FIELDS>>;
+export type LeaveRow = Pick<Selectable<LeaveBookingsTable>, RecordColumn<typeof LEAVE_BOOKING_FIELDS>>;
+export type LeaveTypeRow = Pick<Selectable<LeaveTypesTable>, RecordColumn<typeof LEAVE_TYPE_FIELDS>>;
+export type ClosureDayRow = Pick<Selectable<ClosureDaysTable>, RecordColumn<typeof HOLIDAY_ENTRY_FIELDS>>;
+
+/** `r` holds the record's columns and no other (a read selects EMPLOYEE_COLUMNS): spread, it is the record. */
 export function toEmployee(r: EmployeeRow): EmployeeRecord {
-  return {
-    id: r.id,
-    first_name: r.first_name,
-    last_name: r.last_name,
-    preferred_name: r.preferred_name,
-    job_title: r.job_title,
-    department: r.department,
-    status: r.status,
-    start_date: r.start_date,
-    leaving_date: r.leaving_date,
-    holiday_calendar: r.holiday_calendar,
-    updated_at: instant(r.updated_at),
-  };
+  return { ...r, updated_at: instant(r.updated_at) };
 }
 
-export interface LeaveRow {
-  id: string;
-  employee_id: string;
-  leave_type_id: string;
-  start_date: string;
-  end_date: string;
-  start_half_day: boolean | number;
-  start_half_period: string | null;
-  end_half_day: boolean | number;
-  end_half_period: string | null;
-  days: number;
-  status: string;
-  requested_at: number | string | null;
-  reviewed_at: number | string | null;
-  cancelled_at: number | string | null;
-  updated_at: number | string;
+/** Written out: the leave page hands over a row that carries more than the leave type. */
+export function toLeaveType(r: LeaveTypeRow): LeaveTypeRecord {
+  return { id: r.id, name: r.name, category: r.category, is_paid: bool(r.is_paid) };
 }
 
-export interface LeaveTypeRow {
-  id: string;
-  name: string;
-  category: string;
-  is_paid: boolean | number;
+/** `r` holds the record's columns and no other (a read selects CLOSURE_DAY_COLUMNS). */
+export function toClosureDay(r: ClosureDayRow): ClosureDayRecord {
+  return { ...r, applies_to: r.applies_to as ClosureAppliesTo, deducts_from_leave: bool(r.deducts_from_leave) };
 }
 
+/**
+ * Written out rather than spread: the row's leave_type_id becomes the embedded leave type,
+ * and a leave page maps up to 500 rows. Its type holds it to the declaration's fields.
+ */
 export function toLeaveBooking(r: LeaveRow, type: LeaveTypeRow): LeaveBookingRecord {
   return {
     id: r.id,
     employee_id: r.employee_id,
-    leave_type: {
-      id: type.id,
-      name: type.name,
-      category: type.category,
-      is_paid: bool(type.is_paid),
-    },
+    leave_type: toLeaveType(type),
     start_date: r.start_date,
     end_date: r.end_date,
     start_half_day: bool(r.start_half_day),

@@ -8,7 +8,7 @@
  */
 import { sql, type Expression, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
-import { lastById } from "../../lib/imported-content.ts";
+import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type {
   ClosureDayInput,
   EmployeeCalendarFacts,
@@ -18,10 +18,22 @@ import type {
   WriteCounts,
 } from "../../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
+import {
+  columnOf,
+  EMPLOYEE_FIELDS,
+  HOLIDAY_ENTRY_FIELDS,
+  inputKeys,
+  LEAVE_BOOKING_FIELDS,
+  LEAVE_TYPE_FIELDS,
+  pickFields,
+  recordKeys,
+  type FieldSpecs,
+  type InputOf,
+} from "../../lib/record-fields.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
-import { bool } from "./row-mapping.ts";
+import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
@@ -38,6 +50,22 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
 
 type Digested = "employees" | "leave_bookings" | "closure_days";
 
+const LEAVE_TYPE_CONTENT = recordKeys(LEAVE_TYPE_FIELDS);
+
+/** A record's columns as an import writes them: booleans as the dialect keeps them. */
+type Columns<F extends FieldSpecs> = { [C in keyof InputOf<F>]: InputOf<F>[C] extends boolean ? boolean | number : InputOf<F>[C] };
+
+/** The columns of what an import writes of a record, in declaration order (lib/record-fields.ts). */
+function columnWriter<F extends FieldSpecs>(fields: F, boolValue: (b: boolean) => boolean | number): (row: InputOf<F>) => Columns<F> {
+  const steps = inputKeys(fields).map((key) => [columnOf(fields, key), fields[key]!.kind === "flag"] as const);
+  return (row) => {
+    const values = row as Record<string, unknown>;
+    const columns: Record<string, unknown> = {};
+    for (const [column, flag] of steps) columns[column] = flag ? boolValue(values[column] as boolean) : values[column];
+    return columns as Columns<F>;
+  };
+}
+
 interface Digest<T> {
   row: T;
   id: string;
@@ -47,6 +75,8 @@ interface Digest<T> {
 export class SqlImportWriter implements ImportWriter {
   private readonly statements: CompiledQueries;
   private bookingStage: StagedInserts | null = null;
+  /** Each record's columns as `writeChanged` writes them. */
+  private readonly columns;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -54,6 +84,12 @@ export class SqlImportWriter implements ImportWriter {
     private readonly boolValue: (b: boolean) => boolean | number,
   ) {
     this.statements = new CompiledQueries(db, caps);
+    this.columns = {
+      employees: columnWriter(EMPLOYEE_FIELDS, boolValue),
+      bookings: columnWriter(LEAVE_BOOKING_FIELDS, boolValue),
+      closureDays: columnWriter(HOLIDAY_ENTRY_FIELDS, boolValue),
+      leaveTypes: columnWriter(LEAVE_TYPE_FIELDS, boolValue),
+    };
   }
 
   /**
@@ -177,19 +213,7 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts> {
-    const { counts, revived } = await this.writeChanged("employees", organisationId, rows, now, (r) => ({
-      id: r.id,
-      external_id: r.external_id,
-      first_name: r.first_name,
-      last_name: r.last_name,
-      preferred_name: r.preferred_name,
-      job_title: r.job_title,
-      department: r.department,
-      status: r.status,
-      start_date: r.start_date,
-      leaving_date: r.leaving_date,
-      holiday_calendar: r.holiday_calendar,
-    }));
+    const { counts, revived } = await this.writeChanged("employees", organisationId, rows, now, this.columns.employees);
     // A deleted employee's bookings are hidden; brought back, they are visible again, so
     // their updated_at must move or an incremental sync would never see them (docs/api.md,
     // "Incremental sync").
@@ -245,19 +269,20 @@ export class SqlImportWriter implements ImportWriter {
     for (const t of lastById(types)) {
       const stored = await this.db
         .selectFrom("leave_types")
-        .select(["name", "category", "is_paid"])
+        .select(LEAVE_TYPE_COLUMNS)
         .where("organisation_id", "=", organisationId)
         .where("id", "=", t.id)
         .executeTakeFirst();
-      if (stored && stored.name === t.name && stored.category === t.category && bool(stored.is_paid) === t.is_paid) {
+      if (stored && importedContent(toLeaveType(stored)) === importedContent(pickFields(t, LEAVE_TYPE_CONTENT))) {
         counts.unchanged++;
         continue;
       }
       if (stored) {
         counts.updated++;
+        const { id: _id, ...content } = this.columns.leaveTypes(t);
         await this.db
           .updateTable("leave_types")
-          .set({ name: t.name, category: t.category, is_paid: this.boolValue(t.is_paid), updated_at: now })
+          .set({ ...content, updated_at: now })
           .where("organisation_id", "=", organisationId)
           .where("id", "=", t.id)
           .execute();
@@ -273,14 +298,7 @@ export class SqlImportWriter implements ImportWriter {
         counts.created++;
         await this.db
           .insertInto("leave_types")
-          .values({
-            organisation_id: organisationId,
-            id: t.id,
-            name: t.name,
-            category: t.category,
-            is_paid: this.boolValue(t.is_paid),
-            updated_at: now,
-          })
+          .values({ organisation_id: organisationId, ...this.columns.leaveTypes(t), updated_at: now })
           .execute();
       }
     }
@@ -288,23 +306,7 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], now: number): Promise<WriteCounts> {
-    const { counts, written } = await this.writeChanged("leave_bookings", organisationId, rows, now, (r) => ({
-      id: r.id,
-      external_id: r.external_id,
-      employee_id: r.employee_id,
-      leave_type_id: r.leave_type_id,
-      start_date: r.start_date,
-      end_date: r.end_date,
-      start_half_day: this.boolValue(r.start_half_day),
-      start_half_period: r.start_half_period,
-      end_half_day: this.boolValue(r.end_half_day),
-      end_half_period: r.end_half_period,
-      days: r.days,
-      status: r.status,
-      requested_at: r.requested_at,
-      reviewed_at: r.reviewed_at,
-      cancelled_at: r.cancelled_at,
-    }));
+    const { counts, written } = await this.writeChanged("leave_bookings", organisationId, rows, now, this.columns.bookings);
     let longest = 0;
     for (const r of written) longest = Math.max(longest, parseDate(r.end_date)! - parseDate(r.start_date)!);
     if (longest > 0) await this.widenLeaveSpan(organisationId, longest);
@@ -331,15 +333,7 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts> {
-    const { counts } = await this.writeChanged("closure_days", organisationId, rows, now, (r) => ({
-      id: r.id,
-      date: r.date,
-      name: r.name,
-      applies_to: r.applies_to,
-      department: r.department,
-      location: r.location,
-      deducts_from_leave: this.boolValue(r.deducts_from_leave),
-    }));
+    const { counts } = await this.writeChanged("closure_days", organisationId, rows, now, this.columns.closureDays);
     return counts;
   }
 

@@ -1,10 +1,23 @@
 /**
- * Row types of the SQL schema, as Kysely sees them. Every key is led by the organisation
+ * Row types of the SQL schema, as Kysely sees them; a record's columns derive from its
+ * field declaration (lib/record-fields.ts), test/record-fields.test.ts holds the migrated
+ * tables to them. Every key is led by the organisation
  * (so the schema partitions by tenant, as a distributed Postgres needs). Instants are
  * epoch milliseconds in a 64-bit integer; dates are DATE on Postgres and TEXT on SQLite,
  * both read back as `YYYY-MM-DD`; booleans are BOOLEAN on Postgres and 0/1 on SQLite.
  */
 import type { ColumnType } from "kysely";
+import type {
+  ColumnOf,
+  EMPLOYEE_FIELDS,
+  FieldKind,
+  FieldSpecs,
+  HOLIDAY_ENTRY_FIELDS,
+  InputKey,
+  LEAVE_BOOKING_FIELDS,
+  LEAVE_TYPE_FIELDS,
+  RecordKey,
+} from "../../lib/record-fields.ts";
 
 type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
 type Instant = ColumnType<number | string, number, number>;
@@ -44,54 +57,45 @@ export interface RateEventsTable {
   at: Instant;
 }
 
-export interface EmployeesTable {
-  organisation_id: string;
-  id: string;
-  external_id: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  preferred_name: string | null;
-  job_title: string | null;
-  department: string | null;
-  status: string;
-  start_date: string | null;
-  leaving_date: string | null;
-  holiday_calendar: string | null;
-  content_digest: string;
-  updated_at: Instant;
-  deleted_at: Instant | null;
-}
-
-export interface LeaveTypesTable {
-  organisation_id: string;
-  id: string;
-  name: string;
-  category: string;
-  is_paid: Bool;
-  updated_at: Instant;
-}
-
-export interface LeaveBookingsTable {
-  organisation_id: string;
-  id: string;
-  external_id: string | null;
-  employee_id: string;
-  leave_type_id: string;
-  start_date: string;
-  end_date: string;
-  start_half_day: Bool;
-  start_half_period: string | null;
-  end_half_day: Bool;
-  end_half_period: string | null;
+/** How each kind of field is kept: enumerations as text, a leave type by its id. */
+interface KindColumns {
+  text: string;
+  date: string;
+  instant: Instant;
+  stamp: Instant;
+  flag: Bool;
   days: number;
-  status: string;
-  requested_at: Instant | null;
-  reviewed_at: Instant | null;
-  cancelled_at: Instant | null;
+  leave_status: string;
+  half_period: string;
+  closure_scope: string;
+  holiday_type: string;
+  leave_type: string;
+}
+
+/** The columns of a record's fields (lib/record-fields.ts): those an import writes or the store reads back. */
+type FieldColumns<F extends FieldSpecs> = {
+  [K in InputKey<F> | RecordKey<F> as ColumnOf<F, K>]: KindColumns[F[K]["kind"]] | (F[K] extends { nullable: true } ? null : never);
+};
+
+/** Every key is led by the organisation. */
+interface Tenant {
+  organisation_id: string;
+}
+
+/** A record an import writes: its content digest, when it last changed, whether (and when) it was deleted. */
+interface Versioned {
   content_digest: string;
   updated_at: Instant;
   deleted_at: Instant | null;
 }
+
+export interface EmployeesTable extends Tenant, FieldColumns<typeof EMPLOYEE_FIELDS>, Versioned {}
+
+export interface LeaveTypesTable extends Tenant, FieldColumns<typeof LEAVE_TYPE_FIELDS> {
+  updated_at: Instant;
+}
+
+export interface LeaveBookingsTable extends Tenant, FieldColumns<typeof LEAVE_BOOKING_FIELDS>, Versioned {}
 
 export interface LeaveSpansTable {
   organisation_id: string;
@@ -99,19 +103,7 @@ export interface LeaveSpansTable {
   max_span_days: number;
 }
 
-export interface ClosureDaysTable {
-  organisation_id: string;
-  id: string;
-  date: string;
-  name: string;
-  applies_to: string;
-  department: string | null;
-  location: string | null;
-  deducts_from_leave: Bool;
-  content_digest: string;
-  updated_at: Instant;
-  deleted_at: Instant | null;
-}
+export interface ClosureDaysTable extends Tenant, FieldColumns<typeof HOLIDAY_ENTRY_FIELDS>, Versioned {}
 
 export interface PublicHolidaysTable {
   organisation_id: string;

@@ -13,33 +13,16 @@
 import { open, rename, rm } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { neutraliseFormula } from "../../lib/csv-formula.ts";
+import { EMPLOYEE_FIELDS, flatColumns, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS } from "../../lib/record-fields.ts";
 
 export type FetchResource = "employees" | "leave" | "holidays";
 export type FetchFormat = "jsonl" | "csv";
 
+/** The CSV columns: the API's fields in its order (lib/record-fields.ts), the leave type's flattened in its place. */
 const COLUMNS: Record<FetchResource, string[]> = {
-  employees: ["id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar", "updated_at"],
-  leave: [
-    "id",
-    "employee_id",
-    "leave_type_id",
-    "leave_type_name",
-    "leave_type_category",
-    "leave_type_is_paid",
-    "start_date",
-    "end_date",
-    "start_half_day",
-    "start_half_period",
-    "end_half_day",
-    "end_half_period",
-    "days",
-    "status",
-    "requested_at",
-    "reviewed_at",
-    "cancelled_at",
-    "updated_at",
-  ],
-  holidays: ["date", "name", "type", "calendar", "applies_to", "deducts_from_leave", "department", "location"],
+  employees: flatColumns(EMPLOYEE_FIELDS),
+  leave: flatColumns(LEAVE_BOOKING_FIELDS),
+  holidays: flatColumns(HOLIDAY_ENTRY_FIELDS),
 };
 
 /** The record as one flat row: nested objects become `parent_child` columns. */

@@ -3,38 +3,18 @@
  * words every problem, and a quick reader for the common case, a well-formed record, since
  * a large import reads a million of them and the schema costs several microseconds each.
  * The quick reader accepts only what the schema accepts and returns what the schema would
- * (test/import-fast-paths.test.ts holds them to that); on anything else it gives up
- * and the schema decides, with its messages.
+ * (test/import-fast-paths.test.ts holds them to that, test/record-fields.test.ts to the
+ * declaration's fields); on anything else it gives up and the schema decides, with its messages.
  */
 import * as v from "valibot";
 import { isDate, parseInstantCeil } from "../../lib/dates.ts";
 import { isUuid } from "../../lib/ids.ts";
-import { date, days, expected, externalId, flag, halfPeriod, instant, optionalUuid, parseField, RECORD, snakeWord, SNAKE_WORD, text, withinTextLimit, type ImportProblem } from "./field-rules.ts";
-import { LEAVE_STATUSES } from "../../lib/records.ts";
+import { LEAVE_BOOKING_FIELDS, LEAVE_STATUSES } from "../../lib/record-fields.ts";
+import { parseField, RECORD, SNAKE_WORD, withinTextLimit, type ImportProblem } from "./field-rules.ts";
+import { importEntries } from "./import-fields.ts";
 
-const leaveTypeFields = v.object(
-  { id: optionalUuid, name: text, category: snakeWord("a category like annual"), is_paid: v.boolean(expected("true or false")) },
-  expected("an object {id, name, category, is_paid}"),
-);
-
-export const bookingFields = v.object({
-  id: optionalUuid,
-  external_id: externalId,
-  employee_id: optionalUuid,
-  employee_external_id: externalId,
-  leave_type: leaveTypeFields,
-  start_date: date,
-  end_date: date,
-  start_half_day: flag,
-  start_half_period: halfPeriod,
-  end_half_day: flag,
-  end_half_period: halfPeriod,
-  days,
-  status: v.picklist(LEAVE_STATUSES, expected(`one of ${LEAVE_STATUSES.join(", ")}`)),
-  requested_at: instant,
-  reviewed_at: instant,
-  cancelled_at: instant,
-}, RECORD);
+/** The schema of a booking's import fields, from its declaration (lib/record-fields.ts). */
+export const bookingFields = v.object(importEntries(LEAVE_BOOKING_FIELDS), RECORD);
 
 export type BookingFields = v.InferOutput<typeof bookingFields>;
 

@@ -9,22 +9,19 @@
 import * as v from "valibot";
 import type { ClosureDayInput } from "../../lib/admin-store.ts";
 import { derivedId } from "../../lib/ids.ts";
-import { calendarKey, date, expected, flag, optionalText, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
+import { HOLIDAY_ENTRY_FIELDS } from "../../lib/record-fields.ts";
+import { calendarKey, date, expected, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
+import { IMPORT_RULES, importEntries } from "./import-fields.ts";
 import type { ImportRow, NormaliseOptions } from "./normalise-records.ts";
 
 type Problems = ImportProblem[];
 
-const closureFields = v.object({
-  id: optionalUuid,
-  date,
-  name: text,
-  applies_to: v.nullish(v.picklist(["all", "department", "location"], expected("all, department or location")), "all"),
-  department: optionalText,
-  location: optionalText,
-  deducts_from_leave: flag,
-}, RECORD);
+// A closure day's fields: the holiday entry's, less the two that tell a public holiday apart.
+const { type: _type, calendar: _calendar, ...closureEntries } = importEntries(HOLIDAY_ENTRY_FIELDS);
+const closureFields = v.object(closureEntries, RECORD);
 
-const publicFields = v.object({
+/** A public holiday's rules: test/record-fields.test.ts holds these fields to the declaration's. */
+export const publicFields = v.object({
   calendar: calendarKey,
   date,
   name: v.nullish(text, null),
@@ -36,7 +33,7 @@ const publicFields = v.object({
 
 /** One holidays row: a closure day to upsert or delete, or a public holiday (possibly deleted). */
 export function holidayRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {
-  const type = parseField(v.picklist(["company", "public"], expected('"company" or "public"')), record.type, "type", problems);
+  const type = parseField(IMPORT_RULES.holidayType, record.type, "type", problems);
   if (type === "public") return publicRow(record, deleted, problems);
   if (type !== "company") return null;
   if (record.calendar !== undefined && record.calendar !== null) problems.push({ field: "calendar", problem: "must be null on a company closure day" });
@@ -53,15 +50,7 @@ export function holidayRow(record: Record<string, unknown>, deleted: boolean, op
   const identity = `${c.date}|${c.name}|${c.applies_to}|${c.department ?? ""}|${c.location ?? ""}`;
   const id = c.id ?? derivedId(options.organisationId, "closure", identity);
   if (deleted) return { type: "delete", record: "closure", id };
-  const closure: ClosureDayInput = {
-    id,
-    date: c.date,
-    name: c.name,
-    applies_to: c.applies_to,
-    department: c.department,
-    location: c.location,
-    deducts_from_leave: c.deducts_from_leave,
-  };
+  const closure: ClosureDayInput = { ...c, id };
   return { type: "closure", closure };
 }
 

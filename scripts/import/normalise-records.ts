@@ -3,7 +3,8 @@
  * (docs/cli.md, "The import format"). A record is an object from JSON, or a CSV row already turned into an
  * object of strings and nulls (`text: true`: booleans and numbers are then read from text).
  *
- * - Field names are the API's own. A field this kind does not have is refused, so a typo
+ * - Field names are the API's own, as each record's declaration lists them
+ *   (lib/record-fields.ts). A field this kind does not have is refused, so a typo
  *   never drops data silently; `updated_at` alone is accepted and ignored, so what the API
  *   returned can be imported again.
  * - Employees and bookings are keyed by `id` (any case, stored lower-case) or by
@@ -11,8 +12,9 @@
  *   `leave_type.id`, else by their name.
  * - `deleted: true` soft-deletes: only what identifies the record is read; other fields of
  *   the kind are allowed and ignored.
- * - Normalised records are built with a fixed key order, so the store's content digest,
- *   and with it "an identical re-import changes nothing", is stable.
+ * - Normalised records hold exactly the fields the import writer takes, so the store's
+ *   content digest (over those fields, sorted: lib/imported-content.ts), and with it "an
+ *   identical re-import changes nothing", is stable.
  */
 import * as v from "valibot";
 import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
@@ -22,7 +24,9 @@ import { derivedId } from "../../lib/ids.ts";
 import { readBookingFields } from "./booking-fields.ts";
 import { holidayRow } from "./holiday-rows.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
-import { calendarKey, externalId, flag, optionalDate, optionalText, optionalUuid, parseField, RECORD, snakeWord, suggestField } from "./field-rules.ts";
+import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, importFieldsOfKind, importKeys, LEAVE_BOOKING_FIELDS, LEAVE_TYPE_FIELDS } from "../../lib/record-fields.ts";
+import { externalId, flag, optionalUuid, parseField, RECORD, suggestField } from "./field-rules.ts";
+import { importEntries } from "./import-fields.ts";
 import type { ImportProblem } from "./field-rules.ts";
 
 export type { ImportProblem } from "./field-rules.ts";
@@ -47,39 +51,30 @@ export interface NormaliseOptions {
   text?: boolean;
 }
 
-const LEAVE_TYPE_COLUMNS = ["leave_type_id", "leave_type_name", "leave_type_category", "leave_type_is_paid"] as const;
+/** The fields a record of each kind may have, as their declarations give them (lib/record-fields.ts). */
 const FIELDS = {
-  employees: ["id", "external_id", "first_name", "last_name", "preferred_name", "job_title", "department", "status", "start_date", "leaving_date", "holiday_calendar"],
-  leave: ["id", "external_id", "employee_id", "employee_external_id", "leave_type", "start_date", "end_date", "start_half_day", "start_half_period", "end_half_day", "end_half_period", "days", "status", "requested_at", "reviewed_at", "cancelled_at"],
-  holidays: ["type", "id", "date", "name", "calendar", "applies_to", "department", "location", "deducts_from_leave"],
-} as const;
+  employees: importKeys(EMPLOYEE_FIELDS),
+  leave: importKeys(LEAVE_BOOKING_FIELDS),
+  holidays: importKeys(HOLIDAY_ENTRY_FIELDS),
+} satisfies Record<ImportKind, readonly string[]>;
 const ALWAYS_ALLOWED = ["deleted", "updated_at"];
-const LEAVE_TYPE_FIELDS = ["id", "name", "category", "is_paid"];
+const LEAVE_TYPE_KEYS = importKeys(LEAVE_TYPE_FIELDS);
+/** A CSV row's leave type columns, `leave_type_id` and so on, by the embedded field each holds. */
+const LEAVE_TYPE_COLUMNS = new Map(LEAVE_TYPE_KEYS.map((key) => [`leave_type_${key}`, key]));
 /** The fields a record of each kind may have, as JSON and as CSV columns. */
 const ALLOWED = Object.fromEntries(
   (Object.keys(FIELDS) as ImportKind[]).map((kind) => {
     const json: readonly string[] = [...FIELDS[kind], ...ALWAYS_ALLOWED];
-    const csv = kind === "leave" ? [...json.filter((f) => f !== "leave_type"), ...LEAVE_TYPE_COLUMNS] : json;
+    const csv = kind === "leave" ? [...json.filter((f) => f !== "leave_type"), ...LEAVE_TYPE_COLUMNS.keys()] : json;
     return [kind, { json, csv }];
   }),
 ) as Record<ImportKind, { json: readonly string[]; csv: readonly string[] }>;
-const BOOLEAN_FIELDS = new Set(["deleted", "start_half_day", "end_half_day", "deducts_from_leave", "leave_type_is_paid"]);
-const NUMBER_FIELDS = new Set(["days"]);
+const BOOLEAN_FIELDS = new Set(["deleted", ...importFieldsOfKind("flag")]);
+const NUMBER_FIELDS = importFieldsOfKind("days");
 
 const keyFields = { id: optionalUuid, external_id: externalId };
 
-const employeeFields = v.object({
-  ...keyFields,
-  first_name: optionalText,
-  last_name: optionalText,
-  preferred_name: optionalText,
-  job_title: optionalText,
-  department: optionalText,
-  status: snakeWord("a status like active or terminated"),
-  start_date: optionalDate,
-  leaving_date: optionalDate,
-  holiday_calendar: v.nullish(calendarKey, null),
-}, RECORD);
+const employeeFields = v.object(importEntries(EMPLOYEE_FIELDS), RECORD);
 
 type Problems = ImportProblem[];
 
@@ -122,7 +117,7 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
     rejectUnknown(record, ALLOWED[kind].json, "", problems);
     const leaveType = record.leave_type;
     if (kind === "leave" && typeof leaveType === "object" && leaveType !== null && !Array.isArray(leaveType)) {
-      rejectUnknown(leaveType as Record<string, unknown>, LEAVE_TYPE_FIELDS, "leave_type.", problems);
+      rejectUnknown(leaveType as Record<string, unknown>, LEAVE_TYPE_KEYS, "leave_type.", problems);
     }
   }
   const deleted = record.deleted === undefined ? false : (parseField(flag, record.deleted, "deleted", problems) ?? false);
@@ -153,8 +148,15 @@ function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
 }
 
 function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unknown> {
-  const { leave_type_id, leave_type_name, leave_type_category, leave_type_is_paid, ...rest } = row;
-  return { ...rest, leave_type: { id: leave_type_id, name: leave_type_name, category: leave_type_category, is_paid: leave_type_is_paid } };
+  const nested: Record<string, unknown> = {};
+  const leaveType: Record<string, unknown> = Object.fromEntries(LEAVE_TYPE_KEYS.map((key) => [key, undefined]));
+  for (const [column, value] of Object.entries(row)) {
+    const key = LEAVE_TYPE_COLUMNS.get(column);
+    if (key === undefined) nested[column] = value;
+    else leaveType[key] = value;
+  }
+  nested.leave_type = leaveType;
+  return nested;
 }
 
 /** Unknown fields named one by one, per record; a record of a million keys gets one more line, not a million. */
@@ -197,19 +199,7 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   const e = parseField(employeeFields, record, "", problems);
   const id = e && recordId(e, options.organisationId, "employee", problems);
   if (!e || !id) return null;
-  const employee: EmployeeInput = {
-    id,
-    external_id: e.external_id,
-    first_name: e.first_name,
-    last_name: e.last_name,
-    preferred_name: e.preferred_name,
-    job_title: e.job_title,
-    department: e.department,
-    status: e.status,
-    start_date: e.start_date,
-    leaving_date: e.leaving_date,
-    holiday_calendar: e.holiday_calendar,
-  };
+  const employee: EmployeeInput = { ...e, id };
   return { type: "employee", employee };
 }
 
@@ -232,30 +222,9 @@ function bookingRow(
   if (employeeId === null && b.employee_external_id !== null) employeeId = referenceId("employee", b.employee_external_id);
   if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
   if (problems.length > before || employeeId === null) return null;
-  const t = b.leave_type;
-  const leaveType: LeaveTypeRecord = {
-    id: t.id ?? referenceId("leave_type", t.name),
-    name: t.name,
-    category: t.category,
-    is_paid: t.is_paid,
-  };
-  const booking: BookingDraft = {
-    id,
-    external_id: b.external_id,
-    employee_id: employeeId,
-    leave_type_id: leaveType.id,
-    start_date: b.start_date,
-    end_date: b.end_date,
-    start_half_day: b.start_half_day,
-    start_half_period: b.start_half_period,
-    end_half_day: b.end_half_day,
-    end_half_period: b.end_half_period,
-    days: b.days,
-    status: b.status,
-    requested_at: b.requested_at,
-    reviewed_at: b.reviewed_at,
-    cancelled_at: b.cancelled_at,
-  };
+  const { employee_external_id: _employeeExternalId, leave_type: t, ...fields } = b;
+  const leaveType: LeaveTypeRecord = { ...t, id: t.id ?? referenceId("leave_type", t.name) };
+  const booking: BookingDraft = { ...fields, id, employee_id: employeeId, leave_type_id: leaveType.id };
   return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
 }
 
