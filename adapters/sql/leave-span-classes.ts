@@ -1,15 +1,18 @@
 /**
  * The span classes of lib/leave-span-plan.ts in SQL: the expression that gives a booking's
- * class, and the leave page's index that leads with it (migration 0002). The page query
- * (leave-page-queries.ts) scans the index one class at a time.
+ * class, and the leave page's index that leads with it (migration 0002, which holds both
+ * as the literal SQL it shipped with). The page query (leave-page-queries.ts) scans the
+ * index one class at a time.
  */
 import { classMaxSpan, LAST_BOUNDED_CLASS } from "../../lib/leave-span-plan.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 
 /**
  * The class of end_date - start_date, as lib/leave-span-plan.ts's spanClassOf. The page
- * index is built on this expression and the page query repeats it word for word, which is
- * how the planner matches the two: its text must never change.
+ * index holds this expression, as migration 0002 wrote it out, and the page query repeats
+ * it word for word, which is how the planner matches the two: its text must never change.
+ * test/migrations-frozen.test.ts checks, on both dialects, that the migrated index is
+ * built on exactly this expression and that a page query plans on it.
  */
 export function spanClassExpression(caps: SqlCapabilities): string {
   const span = caps.dialect === "postgres" ? "(end_date - start_date)" : "(julianday(end_date) - julianday(start_date))";
@@ -22,7 +25,8 @@ export function spanClassExpression(caps: SqlCapabilities): string {
  * The leave page's index: the scan's keys first (organisation, class, then page order,
  * then the overlap test's end_date), then every other column the page filters on or
  * returns, so that a page never reads the table. "span_class" stands for
- * spanClassExpression().
+ * spanClassExpression(). Migration 0002 froze this list; test/migrations-frozen.test.ts
+ * holds the migrated index to it.
  */
 export const LEAVE_PAGE_INDEX_COLUMNS = [
   "organisation_id",

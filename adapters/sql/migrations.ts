@@ -1,207 +1,134 @@
 /**
  * The schema, as migrations listed in code so that a compiled binary carries them.
- * One list serves SQLite and Postgres; column types come from the capabilities.
- * Append new migrations; never edit one that has shipped.
+ * Each is frozen as the literal SQL it ran when it shipped, per dialect where they differ:
+ * nothing here reads live code, so a change elsewhere cannot change what a migration did.
+ * Append new migrations; never edit one that has shipped. test/migrations-frozen.test.ts
+ * checks that the migrated page index is the one the leave page query plans on, and
+ * test/record-fields.test.ts that the tables hold the records' declared fields.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
-import { LEAVE_PAGE_INDEX_COLUMNS, spanClassExpression } from "./leave-span-classes.ts";
 
 // Migrations run before the typed schema exists, so they take an untyped Kysely.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
+type Dialect = SqlCapabilities["dialect"];
+
+/** The column types 0001 used for dates and booleans, which are all its dialects differed in. */
+const TYPES_0001: Record<Dialect, { date: string; bool: string }> = {
+  sqlite: { date: "text", bool: "integer" },
+  postgres: { date: "date", bool: "boolean" },
+};
+
+/** Runs statements written over several lines for reading: each newline and its indent stood for one space. */
+function run(statements: readonly string[]): (db: AnyDb) => Promise<void> {
+  return async (db) => {
+    for (const statement of statements) await sql.raw(statement.replace(/\n\s*/g, " ")).execute(db);
+  };
+}
+
+const initial = ({ date, bool }: { date: string; bool: string }) => [
+  `create table "installation" ("name" text primary key, "value" text not null)`,
+  `create table "organisations" ("id" text primary key, "name" text not null, "api_enabled" ${bool} not null,
+    "created_at" bigint not null)`,
+  `create table "api_clients" ("client_id" text primary key,
+    "organisation_id" text not null references "organisations" ("id"), "name" text,
+    "secret_digest" text not null, "scopes" text not null, "created_at" bigint not null, "revoked_at" bigint)`,
+  `create index "api_clients_by_org" on "api_clients" ("organisation_id", "created_at")`,
+  `create table "access_tokens" ("digest" text primary key,
+    "client_id" text not null references "api_clients" ("client_id"), "organisation_id" text not null,
+    "scopes" text not null, "expires_at" bigint not null)`,
+  `create index "access_tokens_by_expiry" on "access_tokens" ("expires_at")`,
+  `create table "rate_events" ("key" text not null, "at" bigint not null)`,
+  `create index "rate_events_by_key" on "rate_events" ("key", "at")`,
+  `create table "employees" ("organisation_id" text not null references "organisations" ("id"),
+    "id" text not null, "external_id" text, "first_name" text, "last_name" text, "preferred_name" text,
+    "job_title" text, "department" text, "status" text not null, "start_date" ${date}, "leaving_date" ${date},
+    "holiday_calendar" text, "content_digest" text not null, "updated_at" bigint not null, "deleted_at" bigint,
+    constraint "employees_pk" primary key ("organisation_id", "id"))`,
+  `create index "employees_by_update" on "employees" ("organisation_id", "updated_at", "id")`,
+  `create table "leave_types" ("organisation_id" text not null references "organisations" ("id"),
+    "id" text not null, "name" text not null, "category" text not null, "is_paid" ${bool} not null,
+    "updated_at" bigint not null, constraint "leave_types_pk" primary key ("organisation_id", "id"))`,
+  `create table "leave_bookings" ("organisation_id" text not null references "organisations" ("id"),
+    "id" text not null, "external_id" text, "employee_id" text not null, "leave_type_id" text not null,
+    "start_date" ${date} not null, "end_date" ${date} not null, "start_half_day" ${bool} not null,
+    "start_half_period" text, "end_half_day" ${bool} not null, "end_half_period" text, "days" real not null,
+    "status" text not null, "requested_at" bigint, "reviewed_at" bigint, "cancelled_at" bigint,
+    "content_digest" text not null, "updated_at" bigint not null, "deleted_at" bigint,
+    constraint "leave_bookings_pk" primary key ("organisation_id", "id"),
+    constraint "leave_bookings_employee_fk" foreign key ("organisation_id",
+    "employee_id") references "employees" ("organisation_id", "id"),
+    constraint "leave_bookings_type_fk" foreign key ("organisation_id",
+    "leave_type_id") references "leave_types" ("organisation_id", "id"))`,
+  `create index "leave_bookings_by_start" on "leave_bookings" ("organisation_id", "start_date", "id",
+    "end_date")`,
+  `create index "leave_bookings_by_type" on "leave_bookings" ("organisation_id", "leave_type_id")`,
+  `create index "leave_bookings_by_employee" on "leave_bookings" ("organisation_id", "employee_id",
+    "start_date")`,
+  `create table "leave_spans" ("organisation_id" text primary key references "organisations" ("id"),
+    "max_span_days" integer not null)`,
+  `create table "closure_days" ("organisation_id" text not null references "organisations" ("id"),
+    "id" text not null, "date" ${date} not null, "name" text not null, "applies_to" text not null,
+    "department" text, "location" text, "deducts_from_leave" ${bool} not null, "content_digest" text not null,
+    "updated_at" bigint not null, "deleted_at" bigint,
+    constraint "closure_days_pk" primary key ("organisation_id", "id"))`,
+  `create index "closure_days_by_date" on "closure_days" ("organisation_id", "date")`,
+  `create table "public_holidays" ("organisation_id" text not null references "organisations" ("id"),
+    "calendar" text not null, "year" integer not null, "date" ${date} not null, "name" text not null,
+    constraint "public_holidays_pk" primary key ("organisation_id", "calendar", "date"))`,
+  `create index "public_holidays_by_year" on "public_holidays" ("organisation_id", "calendar", "year")`,
+];
+
+// The leave page (leave-page-queries.ts) reads only this index: it leads with the
+// booking's span class (leave-span-classes.ts), an expression rather than a generated
+// column because SQLite never reads a virtual generated column from an index (the page
+// would read every row from the table: half its time at a million bookings), and holds
+// every column the page shows or filters on, in page order, so a page is a few adjacent
+// leaf pages. The page query must repeat the expression word for word for the planner to
+// match them. Deleted employees' bookings are left out against the (usually empty) set of
+// deleted employees, read once per page from a partial index, not by looking up each
+// booking's employee. The leave-type index served only a rare rename's update of its
+// bookings' updated_at; that now scans the organisation's bookings, and every import
+// writes one index fewer.
+const LEAVE_PAGE_INDEX: Record<Dialect, readonly string[]> = {
+  sqlite: [
+    `create index leave_bookings_page on leave_bookings (organisation_id, (case
+      when (julianday(end_date) - julianday(start_date)) < 1 then 0
+      when (julianday(end_date) - julianday(start_date)) < 2 then 1
+      when (julianday(end_date) - julianday(start_date)) < 4 then 2
+      when (julianday(end_date) - julianday(start_date)) < 8 then 3
+      when (julianday(end_date) - julianday(start_date)) < 16 then 4
+      when (julianday(end_date) - julianday(start_date)) < 32 then 5
+      when (julianday(end_date) - julianday(start_date)) < 64 then 6
+      when (julianday(end_date) - julianday(start_date)) < 128 then 7
+      when (julianday(end_date) - julianday(start_date)) < 256 then 8
+      when (julianday(end_date) - julianday(start_date)) < 512 then 9 else 10 end), start_date, id, end_date,
+      deleted_at, employee_id, leave_type_id, status, updated_at, days, start_half_day, start_half_period,
+      end_half_day, end_half_period, requested_at, reviewed_at, cancelled_at)`,
+    `drop index "leave_bookings_by_start"`,
+    `drop index "leave_bookings_by_type"`,
+    `create index "employees_deleted" on "employees" ("organisation_id", "id") where "deleted_at" is not null`,
+  ],
+  postgres: [
+    `create index leave_bookings_page on leave_bookings (organisation_id, (case
+      when (end_date - start_date) < 1 then 0 when (end_date - start_date) < 2 then 1
+      when (end_date - start_date) < 4 then 2 when (end_date - start_date) < 8 then 3
+      when (end_date - start_date) < 16 then 4 when (end_date - start_date) < 32 then 5
+      when (end_date - start_date) < 64 then 6 when (end_date - start_date) < 128 then 7
+      when (end_date - start_date) < 256 then 8 when (end_date - start_date) < 512 then 9 else 10 end),
+      start_date, id, end_date, deleted_at, employee_id, leave_type_id, status, updated_at, days,
+      start_half_day, start_half_period, end_half_day, end_half_period, requested_at, reviewed_at, cancelled_at)`,
+    `drop index "leave_bookings_by_start"`,
+    `drop index "leave_bookings_by_type"`,
+    `create index "employees_deleted" on "employees" ("organisation_id", "id") where "deleted_at" is not null`,
+  ],
+};
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
-  const date = caps.dateType;
-  const bool = caps.booleanType;
   return {
-    "0001_initial": {
-      async up(db: AnyDb) {
-        await db.schema
-          .createTable("installation")
-          .addColumn("name", "text", (c) => c.primaryKey())
-          .addColumn("value", "text", (c) => c.notNull())
-          .execute();
-
-        await db.schema
-          .createTable("organisations")
-          .addColumn("id", "text", (c) => c.primaryKey())
-          .addColumn("name", "text", (c) => c.notNull())
-          .addColumn("api_enabled", bool, (c) => c.notNull())
-          .addColumn("created_at", "bigint", (c) => c.notNull())
-          .execute();
-
-        await db.schema
-          .createTable("api_clients")
-          .addColumn("client_id", "text", (c) => c.primaryKey())
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("name", "text")
-          .addColumn("secret_digest", "text", (c) => c.notNull())
-          .addColumn("scopes", "text", (c) => c.notNull())
-          .addColumn("created_at", "bigint", (c) => c.notNull())
-          .addColumn("revoked_at", "bigint")
-          .execute();
-        await db.schema.createIndex("api_clients_by_org").on("api_clients").columns(["organisation_id", "created_at"]).execute();
-
-        await db.schema
-          .createTable("access_tokens")
-          .addColumn("digest", "text", (c) => c.primaryKey())
-          .addColumn("client_id", "text", (c) => c.notNull().references("api_clients.client_id"))
-          .addColumn("organisation_id", "text", (c) => c.notNull())
-          .addColumn("scopes", "text", (c) => c.notNull())
-          .addColumn("expires_at", "bigint", (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex("access_tokens_by_expiry").on("access_tokens").column("expires_at").execute();
-
-        await db.schema
-          .createTable("rate_events")
-          .addColumn("key", "text", (c) => c.notNull())
-          .addColumn("at", "bigint", (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex("rate_events_by_key").on("rate_events").columns(["key", "at"]).execute();
-
-        await db.schema
-          .createTable("employees")
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("id", "text", (c) => c.notNull())
-          .addColumn("external_id", "text")
-          .addColumn("first_name", "text")
-          .addColumn("last_name", "text")
-          .addColumn("preferred_name", "text")
-          .addColumn("job_title", "text")
-          .addColumn("department", "text")
-          .addColumn("status", "text", (c) => c.notNull())
-          .addColumn("start_date", date)
-          .addColumn("leaving_date", date)
-          .addColumn("holiday_calendar", "text")
-          .addColumn("content_digest", "text", (c) => c.notNull())
-          .addColumn("updated_at", "bigint", (c) => c.notNull())
-          .addColumn("deleted_at", "bigint")
-          .addPrimaryKeyConstraint("employees_pk", ["organisation_id", "id"])
-          .execute();
-        // The employees page: keyset on (updated_at, id) within an organisation.
-        await db.schema
-          .createIndex("employees_by_update")
-          .on("employees")
-          .columns(["organisation_id", "updated_at", "id"])
-          .execute();
-
-        await db.schema
-          .createTable("leave_types")
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("id", "text", (c) => c.notNull())
-          .addColumn("name", "text", (c) => c.notNull())
-          .addColumn("category", "text", (c) => c.notNull())
-          .addColumn("is_paid", bool, (c) => c.notNull())
-          .addColumn("updated_at", "bigint", (c) => c.notNull())
-          .addPrimaryKeyConstraint("leave_types_pk", ["organisation_id", "id"])
-          .execute();
-
-        await db.schema
-          .createTable("leave_bookings")
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("id", "text", (c) => c.notNull())
-          .addColumn("external_id", "text")
-          .addColumn("employee_id", "text", (c) => c.notNull())
-          .addColumn("leave_type_id", "text", (c) => c.notNull())
-          .addColumn("start_date", date, (c) => c.notNull())
-          .addColumn("end_date", date, (c) => c.notNull())
-          .addColumn("start_half_day", bool, (c) => c.notNull())
-          .addColumn("start_half_period", "text")
-          .addColumn("end_half_day", bool, (c) => c.notNull())
-          .addColumn("end_half_period", "text")
-          .addColumn("days", "real", (c) => c.notNull())
-          .addColumn("status", "text", (c) => c.notNull())
-          .addColumn("requested_at", "bigint")
-          .addColumn("reviewed_at", "bigint")
-          .addColumn("cancelled_at", "bigint")
-          .addColumn("content_digest", "text", (c) => c.notNull())
-          .addColumn("updated_at", "bigint", (c) => c.notNull())
-          .addColumn("deleted_at", "bigint")
-          .addPrimaryKeyConstraint("leave_bookings_pk", ["organisation_id", "id"])
-          .addForeignKeyConstraint("leave_bookings_employee_fk", ["organisation_id", "employee_id"], "employees", ["organisation_id", "id"])
-          .addForeignKeyConstraint("leave_bookings_type_fk", ["organisation_id", "leave_type_id"], "leave_types", ["organisation_id", "id"])
-          .execute();
-        // The leave page: keyset on (start_date, id); end_date rides along so the overlap
-        // test is answered from the index before a row is read.
-        await db.schema
-          .createIndex("leave_bookings_by_start")
-          .on("leave_bookings")
-          .columns(["organisation_id", "start_date", "id", "end_date"])
-          .execute();
-        await db.schema
-          .createIndex("leave_bookings_by_type")
-          .on("leave_bookings")
-          .columns(["organisation_id", "leave_type_id"])
-          .execute();
-        await db.schema
-          .createIndex("leave_bookings_by_employee")
-          .on("leave_bookings")
-          .columns(["organisation_id", "employee_id", "start_date"])
-          .execute();
-
-        await db.schema
-          .createTable("leave_spans")
-          .addColumn("organisation_id", "text", (c) => c.primaryKey().references("organisations.id"))
-          .addColumn("max_span_days", "integer", (c) => c.notNull())
-          .execute();
-
-        await db.schema
-          .createTable("closure_days")
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("id", "text", (c) => c.notNull())
-          .addColumn("date", date, (c) => c.notNull())
-          .addColumn("name", "text", (c) => c.notNull())
-          .addColumn("applies_to", "text", (c) => c.notNull())
-          .addColumn("department", "text")
-          .addColumn("location", "text")
-          .addColumn("deducts_from_leave", bool, (c) => c.notNull())
-          .addColumn("content_digest", "text", (c) => c.notNull())
-          .addColumn("updated_at", "bigint", (c) => c.notNull())
-          .addColumn("deleted_at", "bigint")
-          .addPrimaryKeyConstraint("closure_days_pk", ["organisation_id", "id"])
-          .execute();
-        await db.schema.createIndex("closure_days_by_date").on("closure_days").columns(["organisation_id", "date"]).execute();
-
-        await db.schema
-          .createTable("public_holidays")
-          .addColumn("organisation_id", "text", (c) => c.notNull().references("organisations.id"))
-          .addColumn("calendar", "text", (c) => c.notNull())
-          .addColumn("year", "integer", (c) => c.notNull())
-          .addColumn("date", date, (c) => c.notNull())
-          .addColumn("name", "text", (c) => c.notNull())
-          .addPrimaryKeyConstraint("public_holidays_pk", ["organisation_id", "calendar", "date"])
-          .execute();
-        await db.schema
-          .createIndex("public_holidays_by_year")
-          .on("public_holidays")
-          .columns(["organisation_id", "calendar", "year"])
-          .execute();
-      },
-    },
-    // The leave page (leave-span-classes.ts) reads only this index: it leads with the
-    // booking's span class, an expression rather than a generated column because SQLite
-    // never reads a virtual generated column from an index (the page would read every
-    // row from the table: half its time at a million bookings), and holds every column
-    // the page shows or filters on, in page order, so a page is a few adjacent leaf
-    // pages. Deleted employees' bookings are left out against the (usually empty) set of
-    // deleted employees, read once per page from a partial index, not by looking up each
-    // booking's employee. The leave-type index served only a rare rename's update of its
-    // bookings' updated_at; that now scans the organisation's bookings, and every import
-    // writes one index fewer.
-    "0002_leave_page_index": {
-      async up(db: AnyDb) {
-        const columns = LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
-        await sql`create index leave_bookings_page on leave_bookings (${sql.raw(columns.join(", "))})`.execute(db);
-        await db.schema.dropIndex("leave_bookings_by_start").execute();
-        await db.schema.dropIndex("leave_bookings_by_type").execute();
-        await db.schema
-          .createIndex("employees_deleted")
-          .on("employees")
-          .columns(["organisation_id", "id"])
-          .where(sql.ref("deleted_at"), "is not", null)
-          .execute();
-      },
-    },
+    "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
+    "0002_leave_page_index": { up: run(LEAVE_PAGE_INDEX[caps.dialect]) },
   };
 }
