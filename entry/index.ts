@@ -29,6 +29,8 @@ export type {
   RateDecision,
   Store,
 } from "../lib/store.ts";
+/** Seeding a store from plain records (a demo, a fixture file): `writeStoreContents(store, contents, now)`. */
+export { writeStoreContents, type StoreContents } from "../lib/store-contents.ts";
 export type {
   AdminStore,
   ClosureDayInput,

@@ -7,7 +7,7 @@
  *     examples/deno-serve.ts --sqlite leaveapi.sqlite --port 8080
  *
  * Options: --sqlite FILE (default leaveapi.sqlite) or --memory; --seed FILE, a JSON file in
- * the shape of `ContractFixture` (leaveapi/testing) written into the store on start;
+ * the shape of `StoreContents` (lib/store-contents.ts; `ContractFixture` in leaveapi/testing) written into the store on start;
  * --hostname (default 127.0.0.1); --port (default 8080; 0 picks a free one); --issuer URL;
  * --base-path /PREFIX to serve under a prefix (e.g. /hr-api → /hr-api/v1/employees).
  * Prints `listening on http://HOST:PORT` once it accepts connections; stops on SIGINT or
@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { createMemoryStore } from "../adapters/memory-store.ts";
 import { openNodeSqliteStore } from "../adapters/node/sqlite.ts";
-import { writeFixture, type ContractFixture } from "../testing/contract-fixture.ts";
+import { writeStoreContents, type StoreContents } from "../lib/store-contents.ts";
 import { createHandler } from "../server/handler.ts";
 import { serveWithDeno } from "../adapters/deno/serve.ts";
 import type { Store } from "../lib/store.ts";
@@ -38,13 +38,13 @@ const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0–65535; got '${values.port}'.`);
 if (values.memory && values.sqlite !== undefined) throw new Error("Give --sqlite FILE or --memory, not both.");
 
-const seed = values.seed === undefined ? undefined : (JSON.parse(await Deno.readTextFile(values.seed)) as ContractFixture);
+const seed = values.seed === undefined ? undefined : (JSON.parse(await Deno.readTextFile(values.seed)) as StoreContents);
 
 async function openStore(): Promise<Store> {
   if (values.memory) return createMemoryStore(seed);
   const store = openNodeSqliteStore({ filename: values.sqlite ?? "leaveapi.sqlite" });
   await store.migrate();
-  if (seed) await writeFixture(store, seed);
+  if (seed) await writeStoreContents(store, seed, Date.now());
   return store;
 }
 

@@ -7,7 +7,7 @@
  * minified and its comments name the source files). The packages package.json lists as
  * `dependencies` and `peerDependencies` stay imports, which the consumer's install
  * provides; everything else the code uses is bundled in, only the parts it calls: the
- * date-holidays dataset, kysely-bun-sqlite, Scalar's page script. So a consumer installs
+ * date-holidays dataset and Scalar's page script. So a consumer installs
  * what the code runs and nothing it was built with (docs/install.md). One output per entry,
  * with the code they share in chunks: bundling each entry alone would give `leaveapi` and
  * `leaveapi/postgres` two copies of `StoreUnavailableError`, and the handler's

@@ -2,10 +2,10 @@
  * Fails when dependencies stop pointing one way (STYLE.md):
  * - lib/ (and testing/, client/, the memory store) depends on anything runtime-specific or
  *   on the layers above it: lib/ runs unchanged on Bun, Deno and Node;
- * - production code (lib/, server/, adapters/, scripts/, client/, entry/) imports from
- *   testing/: that is `leaveapi/testing`, for test runners, and only its own entry point,
- *   entry/testing.ts, exports it. What production code and the contracts share lives in
- *   lib/ (lib/store-contents.ts);
+ * - anything but a test imports from testing/ (production code, examples/, bench/; a test
+ *   is under test/ or named *.test.ts): that is `leaveapi/testing`, for test runners, and
+ *   only its own entry point, entry/testing.ts, exports it. What production code and the
+ *   contracts share lives in lib/ (lib/store-contents.ts);
  * - server/ imports a store implementation (adapters/, `leaveapi/sqlite` and the like, a
  *   database driver): it maps HTTP to lib/'s operations over the Store interface, and
  *   which store serves them is the host's choice, passed to createHandler.
@@ -40,7 +40,7 @@ function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* files(path);
-    else if (path.endsWith(".ts") && !path.endsWith(".test.ts")) yield path;
+    else if (/\.(ts|mjs)$/.test(path) && !/\.test\.ts$/.test(path)) yield path;
   }
 }
 
@@ -68,8 +68,8 @@ check([...files(join(root, "lib")), ...files(join(root, "testing")), ...files(jo
 check(files(join(root, "server")), STORE_IMPLEMENTATION);
 
 const testingEntry = join(root, "entry/testing.ts");
-const production = ["lib", "server", "adapters", "scripts", "client", "entry"].flatMap((dir) => [...files(join(root, dir))]);
-check(production.filter((file) => file !== testingEntry), FROM_TESTING);
+const notTests = ["lib", "server", "adapters", "scripts", "client", "entry", "examples", "bench"].flatMap((dir) => [...files(join(root, dir))]);
+check(notTests.filter((file) => file !== testingEntry), FROM_TESTING);
 
 if (problems.length > 0) {
   console.error(`Dependencies must point one way (STYLE.md):\n${problems.join("\n")}`);
@@ -77,5 +77,5 @@ if (problems.length > 0) {
 }
 console.log(
   "boundaries: lib/, testing/, client/ and the memory store import nothing runtime-specific or from server/, adapters/, scripts/; " +
-    "server/ imports no store implementation; production code imports nothing from testing/",
+    "server/ imports no store implementation; nothing but tests and entry/testing.ts imports testing/",
 );

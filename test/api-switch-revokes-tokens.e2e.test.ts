@@ -53,7 +53,7 @@ describe(`switching API access off and on again (${testStoreKind})`, () => {
   test("a grant the server was reusing is dropped at once by a switch through the same store", async () => {
     const world = await createWorld();
     const { organisationId, get } = await authorisedOrganisation(world);
-    // Two answers in a row: the second one came from the reused grant (adapters/sql/sql-store.ts).
+    // Two answers in a row: the second one came from the reused grant (lib/token-grant-cache.ts).
     for (let i = 0; i < 2; i++) expect((await get("/v1/employees")).status).toBe(200);
     await switchOffAndOn(world, organisationId);
     await expectError(await get("/v1/employees"), 401, "invalid_token", INVALID_TOKEN);

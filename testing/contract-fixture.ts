@@ -5,6 +5,7 @@
  * only lib/ types, so it ships as `leaveapi/testing`.
  */
 import type { AdminStore } from "../lib/admin-store.ts";
+import { writeStoreContents } from "../lib/store-contents.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import type {
   StoreContents,
@@ -237,49 +238,10 @@ export function standardFixture(): ContractFixture {
 }
 
 /** Distinct values in first-seen order. */
-const distinct = <T>(values: T[]): T[] => [...new Set(values)];
-
 /**
- * Loads a fixture into a migrated, empty `AdminStore` through the same ImportWriter the
- * importer uses. Records are written in groups of one `updated_at`, with that instant as
- * the writer's `now`, so the stored `updated_at` is the fixture's; deleted records are
- * written, then deleted.
+ * Loads a fixture into a migrated, empty `AdminStore` (lib/store-contents.ts,
+ * `writeStoreContents`), with the leave types written at T0.
  */
-export async function writeFixture(store: AdminStore & Store, fixture: ContractFixture): Promise<void> {
-  for (const org of fixture.organisations) await store.createOrganisation(org);
-  for (const client of fixture.clients) await store.createClient(client);
-  for (const token of fixture.tokens) await store.saveToken(token.digest, token.grant);
-  await store.runImport(async (w) => {
-    for (const org of fixture.organisations.map((o) => o.id)) {
-      const mine = <R extends { organisation_id: string }>(rows: R[]) => rows.filter((r) => r.organisation_id === org);
-      // Types first, and never again: changing a type would move its bookings' updated_at.
-      await w.upsertLeaveTypes(org, mine(fixture.leaveTypes).map(({ organisation_id: _, ...t }) => t), T0);
-      const employees = mine(fixture.employees);
-      for (const now of distinct(employees.map((e) => e.updated_at))) {
-        const rows = employees.filter((e) => e.updated_at === now);
-        const inputs = rows.map(({ organisation_id: _o, deleted: _d, updated_at: _u, ...e }) => ({ ...e, external_id: null }));
-        await w.upsertEmployees(org, inputs, now);
-      }
-      const bookings = mine(fixture.bookings);
-      for (const now of distinct(bookings.map((b) => b.updated_at))) {
-        const rows = bookings.filter((b) => b.updated_at === now);
-        const inputs = rows.map(({ organisation_id: _o, deleted: _d, updated_at: _u, ...b }) => ({ ...b, external_id: null }));
-        await w.upsertLeaveBookings(org, inputs, now);
-      }
-      const closures = mine(fixture.closureDays);
-      for (const now of distinct(closures.map((c) => c.updated_at))) {
-        const rows = closures.filter((c) => c.updated_at === now);
-        await w.upsertClosureDays(org, rows.map(({ organisation_id: _o, deleted: _d, updated_at: _u, ...c }) => c), now);
-      }
-      for (const e of employees.filter((r) => r.deleted)) await w.deleteEmployees(org, [e.id], e.updated_at);
-      for (const b of bookings.filter((r) => r.deleted)) await w.deleteLeaveBookings(org, [b.id], b.updated_at);
-      for (const c of closures.filter((r) => r.deleted)) await w.deleteClosureDays(org, [c.id], c.updated_at);
-      const holidays = mine(fixture.publicHolidays);
-      for (const key of distinct(holidays.map((h) => `${h.calendar}\u0000${h.year}`))) {
-        const rows = holidays.filter((h) => `${h.calendar}\u0000${h.year}` === key);
-        const first = rows[0]!;
-        await w.replacePublicHolidays(org, first.calendar, first.year, rows.map(({ date, name }) => ({ date, name })));
-      }
-    }
-  });
+export function writeFixture(store: AdminStore & Store, fixture: ContractFixture): Promise<void> {
+  return writeStoreContents(store, fixture, T0);
 }

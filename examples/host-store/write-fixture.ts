@@ -1,11 +1,11 @@
 /**
- * Writes the Store contract's fixture into the host's tables, the way the host's own code
- * would store such records: what a host's `runStoreContract` test needs (the contract
+ * Writes the Store contract's fixture (a `StoreContents`) into the host's tables, the way
+ * the host's own code would store such records: what a host's `runStoreContract` test needs (the contract
  * hands `create` plain records in the API's shape; putting them into your schema is
  * yours to write). Integer keys come from SQLite; the fixture's UUIDs go to `public_id`.
  */
 import type { Database } from "bun:sqlite";
-import type { ContractFixture } from "leaveapi/testing";
+import type { StoreContents } from "leaveapi";
 import { SCOPE_OF_APPLIES_TO, STATE_OF_STATUS, isoOf } from "./host-reads.ts";
 import { insertToken } from "./host-store.ts";
 
@@ -13,7 +13,7 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : isoOf(ms));
 const flag = (b: boolean) => (b ? 1 : 0);
 const COMPANY = "(select company_no from companies where public_id = ?)";
 
-export function writeFixtureToHostSchema(db: Database, f: ContractFixture): void {
+export function writeFixtureToHostSchema(db: Database, f: StoreContents): void {
   db.transaction(() => {
     for (const o of f.organisations) {
       db.query("insert into companies (public_id, name, api_access, created) values (?, ?, ?, ?)")
