@@ -51,7 +51,7 @@ export async function generate(options: GenerateOptions): Promise<GeneratedFiles
   const employees = Bun.file(files.employees).writer();
   for (let i = 1; i <= options.employees; i++) {
     employees.write(
-      JSON.stringify({
+      `${JSON.stringify({
         external_id: `E${pad(i, 6)}`,
         first_name: pick(FIRST),
         last_name: pick(LAST),
@@ -62,7 +62,7 @@ export async function generate(options: GenerateOptions): Promise<GeneratedFiles
         start_date: isoDate(FIRST_DAY - Math.floor(rand() * 3650) * DAY_MS),
         leaving_date: null,
         holiday_calendar: CALENDARS[i % CALENDARS.length],
-      }) + "\n",
+      })}\n`,
     );
   }
   await employees.end();
@@ -77,7 +77,7 @@ export async function generate(options: GenerateOptions): Promise<GeneratedFiles
     const status = pick(STATUSES);
     const requested = start - (1 + Math.floor(rand() * 60)) * DAY_MS;
     leave.write(
-      JSON.stringify({
+      `${JSON.stringify({
         external_id: `L${pad(i, 8)}`,
         employee_external_id: `E${pad(1 + Math.floor(rand() * options.employees), 6)}`,
         leave_type: annual,
@@ -89,7 +89,7 @@ export async function generate(options: GenerateOptions): Promise<GeneratedFiles
         requested_at: new Date(requested).toISOString(),
         reviewed_at: status === "pending" ? null : new Date(requested + DAY_MS).toISOString(),
         cancelled_at: status === "cancelled" ? new Date(requested + 2 * DAY_MS).toISOString() : null,
-      }) + "\n",
+      })}\n`,
     );
     // Bun's file writer buffers without bound until flushed.
     if (i % 10_000 === 0) await leave.flush();

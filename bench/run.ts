@@ -148,7 +148,8 @@ try {
   const rssIdleKib = rssKib(server.pid);
   const employees = await load("leaveapi: employees, limit 100, random cursors", server.url, sets.employees);
   const leave = await load(`leaveapi: leave, 31-day windows, first and deep pages, ${SIZE.bookings} bookings`, server.url, sets.leaveBig);
-  const leaveSmall = await load(`leaveapi: leave, same windows, ${SIZE.smallBookings} bookings`, server.url, sets.leaveSmall);
+  // Its rate is reported in the table of every load; target 3 compares server times (below).
+  await load(`leaveapi: leave, same windows, ${SIZE.smallBookings} bookings`, server.url, sets.leaveSmall);
   const tokenRequests: WrkRequest[] = [];
   for (let round = 0; round < TOKENS_PER_CLIENT; round++) {
     for (const c of data.tokenClients) {

@@ -4,7 +4,7 @@
  * `maxRetryDelayMs` (a longer ask fails at once rather than hanging the caller: the
  * error carries `retryAfter`, so the caller can schedule its own retry).
  */
-import { LeaveApiError, errorFromResponse, networkError } from "./errors.ts";
+import { errorFromResponse, networkError } from "./errors.ts";
 
 /** The subset of `fetch` the client uses: Node 20, Bun and Deno's global fetch all fit. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

@@ -23,7 +23,7 @@ if (process.env.BODY_PARSERS_FIRST === "1") app.use(express.json(), express.urle
 app.use(["/hr-api", "/.well-known/oauth-authorization-server/hr-api"], hrApi);
 // The app's own routes, and their body parsers, after the mount.
 app.use(express.urlencoded());
-app.get("/", (req, res) => res.type("text").send("The host app's home page\n"));
+app.get("/", (_req, res) => res.type("text").send("The host app's home page\n"));
 
 const server = app.listen(Number(process.argv[2] ?? process.env.PORT ?? 3000), () => {
   console.log(`listening on http://localhost:${server.address().port}`);

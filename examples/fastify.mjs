@@ -19,7 +19,7 @@ app.get("/", async () => "The host app's home page\n");
 // for the token endpoint to read itself, whatever parsers the rest of the app uses.
 app.register(async (api) => {
   api.removeAllContentTypeParsers();
-  api.addContentTypeParser("*", (request, body, done) => done(null));
+  api.addContentTypeParser("*", (_request, _body, done) => done(null));
   const route = (request, reply) => {
     reply.hijack();
     hrApi(request.raw, reply.raw);

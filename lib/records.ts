@@ -9,10 +9,10 @@ import type { EmployeeJson, HolidayEntryJson, LeaveBookingJson } from "./api-sch
 import { formatInstant } from "./dates.ts";
 import {
   apiKeys,
-  EMPLOYEE_FIELDS,
+  type EMPLOYEE_FIELDS,
   HOLIDAY_ENTRY_FIELDS,
-  LEAVE_BOOKING_FIELDS,
-  LEAVE_TYPE_FIELDS,
+  type LEAVE_BOOKING_FIELDS,
+  type LEAVE_TYPE_FIELDS,
   type ApiKey,
   type FieldKind,
   type FieldSpecs,

@@ -48,7 +48,7 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** Parses a command's own flags; anything unknown is a UsageError naming the command's usage. */
 export function parseCommandArgs<O extends Options>(args: string[], options: O, usage: string, positionals = 0) {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {

@@ -181,24 +181,24 @@ export function createHandler(options: HandlerOptions): Handler {
         data: await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays),
       })),
     )
-    .all("/healthz", async (req, state) => {
+    .all("/healthz", async (_req, state) => {
       state.route = "/healthz";
       only(DATA_METHODS, state);
       await store.ping();
       return json(200, { status: "ok" });
     })
-    .all("/v1/openapi.json", (req, state) => {
+    .all("/v1/openapi.json", (_req, state) => {
       state.route = "/v1/openapi.json";
       only(DATA_METHODS, state);
       return json(200, openApiFor(issuerFor(state.url)));
     })
-    .all(METADATA_PATH, (req, state) => metadata(METADATA_PATH, state))
-    .all(DOCS_PATH, (req, state) => {
+    .all(METADATA_PATH, (_req, state) => metadata(METADATA_PATH, state))
+    .all(DOCS_PATH, (_req, state) => {
       state.route = DOCS_PATH;
       only(DATA_METHODS, state);
       return docsPage();
     })
-    .all(DOCS_SCRIPT_PATH, (req, state) => {
+    .all(DOCS_SCRIPT_PATH, (_req, state) => {
       state.route = DOCS_SCRIPT_PATH;
       only(DATA_METHODS, state);
       return docsScript();

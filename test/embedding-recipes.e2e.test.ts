@@ -213,13 +213,13 @@ describe("the docs quote the recipes as they are", () => {
     const readme = read("README.md");
     expect(readme).toContain("## Embedding");
     // A boolean, so that a mismatch does not print the whole README.
-    expect({ quotedWhole: readme.includes("```ts\n" + read("examples/bun-embed.ts") + "```") }).toEqual({ quotedWhole: true });
+    expect({ quotedWhole: readme.includes(`\`\`\`ts\n${read("examples/bun-embed.ts")}\`\`\``) }).toEqual({ quotedWhole: true });
   });
 
   test("every code block after a link to an example in docs/embedding.md is that file's lines, `// …` marking what is left out", () => {
     const doc = read("docs/embedding.md");
     // A link to examples/<file>, then the next fenced block, unless another such link, another block or a heading comes first.
-    const quotes = [...doc.matchAll(/\(\.\.\/(examples\/[\w-]+\.(?:ts|mjs))\)(?:(?!\(\.\.\/examples\/|```|\n#)[^])*```(?:ts|js)\n([^]*?)```/g)];
+    const quotes = [...doc.matchAll(/\(\.\.\/(examples\/[\w-]+\.(?:ts|mjs))\)(?:(?!\(\.\.\/examples\/|```|\n#)[\s\S])*```(?:ts|js)\n([\s\S]*?)```/g)];
     const quoted = new Set(quotes.map(([, file]) => file));
     expect([...quoted].sort()).toEqual(
       ["examples/bun-embed.ts", "examples/deno-serve.ts", "examples/express.mjs", "examples/fastify.mjs", "examples/hono-node.mjs", "examples/node-http.mjs"],

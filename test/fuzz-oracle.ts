@@ -123,7 +123,7 @@ function expectedAuth(header: string | null, scope: string, facts: OracleFacts):
   const malformed = error(400, "invalid_request", { challenge: `${BEARER}, error="invalid_request"` });
   if (credentials === "" || /[ \t,]/.test(credentials) || !B64TOKEN.test(credentials)) return malformed;
   const token = facts.tokens.get(credentials);
-  if (!token || !token.live) return error(401, "invalid_token", { challenge: `${BEARER}, error="invalid_token"` });
+  if (!token?.live) return error(401, "invalid_token", { challenge: `${BEARER}, error="invalid_token"` });
   if (!token.scopes.includes(scope)) {
     return error(403, "insufficient_scope", { challenge: `${BEARER}, error="insufficient_scope", scope="${scope}"` });
   }

@@ -29,7 +29,7 @@ function tempFile(extension: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
-const jsonl = (records: object[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const jsonl = (records: object[]) => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const bytes = (text: string) => () => (async function* () { yield new TextEncoder().encode(text); })();
 
 async function setup() {

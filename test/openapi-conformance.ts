@@ -27,7 +27,7 @@ ajv.addVocabulary(Object.keys(doc));
 ajv.addSchema(doc, DOC_ID);
 
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
-const escape = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+const escapePointer = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /** A node of the document with its JSON pointer, following a `$ref` to where it points. */
 interface Located {
@@ -61,7 +61,7 @@ function responsesFor(path: string, method: string): string {
   if (template === undefined) return UNKNOWN_PATH;
   const item = paths[template] as JsonObject;
   const operation = isObject(item[method]) ? method : method === "head" && isObject(item.get) ? "get" : undefined;
-  return operation ? `/paths/${escape(template)}/${operation}/responses` : "/x-unmatched-requests/otherMethod/responses";
+  return operation ? `/paths/${escapePointer(template)}/${operation}/responses` : "/x-unmatched-requests/otherMethod/responses";
 }
 
 /** Every way `res` departs from what the document says `req` may be answered; empty when it conforms. */
@@ -76,7 +76,7 @@ export async function departuresFromDocument(req: { method: string; url: string 
   const problems: string[] = [];
 
   for (const name of Object.keys(isObject(response.node.headers) ? response.node.headers : {})) {
-    const header = locate(`${response.pointer}/headers/${escape(name)}`);
+    const header = locate(`${response.pointer}/headers/${escapePointer(name)}`);
     const value = res.headers.get(name);
     if (value === null) {
       if (header.node.required === true) problems.push(`required header ${name} is missing`);
@@ -96,7 +96,7 @@ export async function departuresFromDocument(req: { method: string; url: string 
   const content = isObject(response.node.content) ? response.node.content : {};
   const mediaType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (!isObject(content[mediaType])) return [...problems, `Content-Type ${mediaType || "(none)"} is not documented (${Object.keys(content).join(", ")})`];
-  const validate = validatorAt(`${response.pointer}/content/${escape(mediaType)}/schema`);
+  const validate = validatorAt(`${response.pointer}/content/${escapePointer(mediaType)}/schema`);
   let value: unknown = body;
   if (mediaType === "application/json") {
     try {

@@ -28,7 +28,7 @@ describe("unknown and repeated parameters", () => {
     ["/v1/employees", "limit=1&limit=2", "limit"],
     ["/v1/employees", "status=active&status=active", "status"],
     [LEAVE, "from=2026-03-01", "from"],
-    [LEAVE, "employee_id=" + EMPLOYEE_ID + "&employee_id=" + EMPLOYEE_ID, "employee_id"],
+    [LEAVE, `employee_id=${EMPLOYEE_ID}&employee_id=${EMPLOYEE_ID}`, "employee_id"],
     [HOLIDAYS, "to=2026-03-31", "to"],
     [HOLIDAYS, "type=public&type=public", "type"],
   ];
@@ -124,7 +124,7 @@ describe("cursors", () => {
       flipChar(employees, employees.length - 2),
       employees.slice(0, -4),
       employees.slice(4),
-      employees + "AAAA",
+      `${employees}AAAA`,
       "garbage",
       "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
       "not%20a%20cursor",

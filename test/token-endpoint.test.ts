@@ -212,7 +212,7 @@ describe("failed client authentication → 401 invalid_client with the Basic cha
     ["wrong secret (Basic)", (c) => rawBasic(`${c.clientId}:${c.clientSecret.slice(0, -1)}x`)],
     ["empty secret (Basic)", (c) => rawBasic(`${c.clientId}:`)],
     ["unknown client (body)", (c) => ({ client_id: "svcc_ffffffffffffffffffffffff", client_secret: c.clientSecret })],
-    ["wrong secret (body)", (c) => ({ client_id: c.clientId, client_secret: "svcs_" + "A".repeat(43) })],
+    ["wrong secret (body)", (c) => ({ client_id: c.clientId, client_secret: `svcs_${"A".repeat(43)}` })],
     ["client_id without secret (body)", (c) => ({ client_id: c.clientId })],
     ["client_secret without id (body)", (c) => ({ client_secret: c.clientSecret })],
     ["client_id not of the id format (body)", (c) => ({ client_id: "admin", client_secret: c.clientSecret })],

@@ -91,7 +91,7 @@ describe("body", () => {
 
   test("a large body is refused without credentials being looked at", async () => {
     const { world } = await worldWithClient();
-    await expectError(await postToken(world, { body: "grant_type=client_credentials&pad=" + "x".repeat(70_000) }), 413, "invalid_request");
+    await expectError(await postToken(world, { body: `grant_type=client_credentials&pad=${"x".repeat(70_000)}` }), 413, "invalid_request");
   });
 });
 

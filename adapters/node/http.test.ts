@@ -190,7 +190,7 @@ describe("toNodeListener", () => {
   test("streams a large request body through", async () => {
     const { base } = await serve(echoHandler());
     const big = "x".repeat(1_000_000);
-    const res = await fetch(base + "/upload", { method: "PUT", body: big });
+    const res = await fetch(`${base}/upload`, { method: "PUT", body: big });
     expect(((await res.json()) as { body: string }).body.length).toBe(big.length);
   });
 

@@ -98,7 +98,10 @@ export class CompiledQueries {
     const bound = boundNames(values);
     const key = bound.join(",");
     let shapes = this.named.get(definition);
-    if (!shapes) this.named.set(definition, (shapes = new Map()));
+    if (!shapes) {
+      shapes = new Map();
+      this.named.set(definition, shapes);
+    }
     let shape = shapes.get(key);
     if (!shape) {
       const slots = Object.fromEntries(bound.map((name) => [name, slot(name)])) as Slots<V>;

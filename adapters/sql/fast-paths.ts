@@ -133,7 +133,10 @@ export function keepHotQueriesPrepared(pool: PgPool): PostgresPool {
     connect: async () => {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
-      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      if (!wrapper) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
       return wrapper;
     },
     end: () => pool.end(),

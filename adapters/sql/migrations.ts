@@ -9,8 +9,8 @@
 import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
 
-// Migrations run before the typed schema exists, so they take an untyped Kysely.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Migrations run before the typed schema exists, so they take an untyped Kysely (as Kysely's own Migration type does).
+// biome-ignore lint/suspicious/noExplicitAny: the schema a migration runs on has no type until it has run
 type AnyDb = Kysely<any>;
 
 type Dialect = SqlCapabilities["dialect"];

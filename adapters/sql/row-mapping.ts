@@ -8,7 +8,7 @@ import type { ClosureAppliesTo, ClosureDayRecord, EmployeeRecord, HalfPeriod, Le
 import {
   EMPLOYEE_FIELDS,
   HOLIDAY_ENTRY_FIELDS,
-  LEAVE_BOOKING_FIELDS,
+  type LEAVE_BOOKING_FIELDS,
   LEAVE_TYPE_FIELDS,
   recordColumns,
   type RecordColumn,

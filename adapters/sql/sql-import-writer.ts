@@ -81,7 +81,7 @@ export class SqlImportWriter implements ImportWriter {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly caps: SqlCapabilities,
-    private readonly boolValue: (b: boolean) => boolean | number,
+    boolValue: (b: boolean) => boolean | number,
   ) {
     this.statements = new CompiledQueries(db, caps);
     this.columns = {

@@ -10,7 +10,6 @@ import type { ColumnType } from "kysely";
 import type {
   ColumnOf,
   EMPLOYEE_FIELDS,
-  FieldKind,
   FieldSpecs,
   HOLIDAY_ENTRY_FIELDS,
   InputKey,

@@ -49,7 +49,7 @@ export function writeRequests(file: string, requests: WrkRequest[]): string {
   for (const r of requests) {
     if (/[\t\n]/.test(`${r.path}${r.authorization ?? ""}${r.body ?? ""}`)) throw new Error(`a request holds a tab or newline: ${r.path}`);
   }
-  writeFileSync(file, requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}`).join("\n") + "\n");
+  writeFileSync(file, `${requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}`).join("\n")}\n`);
   return file;
 }
 

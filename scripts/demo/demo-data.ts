@@ -28,7 +28,10 @@ const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 function weighted<T>(rng: Rng, table: readonly (readonly [T, number])[]): T {
   let r = rng() * table.reduce((sum, [, w]) => sum + w, 0);
-  for (const [value, w] of table) if ((r -= w) < 0) return value;
+  for (const [value, w] of table) {
+    r -= w;
+    if (r < 0) return value;
+  }
   return table[table.length - 1]![0];
 }
 

@@ -26,7 +26,10 @@ export function createPublicHolidayApplier(ctx: ImportContext) {
       const year = yearOf(row.date);
       const key = `${row.calendar}|${year}`;
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { calendar: row.calendar, year, rows: new Map() }));
+      if (!group) {
+        group = { calendar: row.calendar, year, rows: new Map() };
+        groups.set(key, group);
+      }
       const earlier = group.rows.get(row.date);
       if (earlier) {
         ctx.fail(line, "date", `${row.calendar} ${row.date} is already on line ${earlier.line}`);

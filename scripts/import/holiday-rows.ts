@@ -10,7 +10,7 @@ import * as v from "valibot";
 import type { ClosureDayInput } from "../../lib/admin-store.ts";
 import { derivedId } from "../../lib/ids.ts";
 import { HOLIDAY_ENTRY_FIELDS } from "../../lib/record-fields.ts";
-import { calendarKey, date, expected, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
+import { calendarKey, date, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
 import { IMPORT_RULES, importEntries } from "./import-fields.ts";
 import type { ImportRow, NormaliseOptions } from "./normalise-records.ts";
 

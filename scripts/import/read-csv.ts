@@ -64,7 +64,7 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable
         continue;
       }
       const row: Record<string, string | null> = {};
-      header.forEach((name, i) => (row[name] = cells[i] === "" ? null : cells[i]!));
+      for (const [i, name] of header.entries()) row[name] = cells[i] === "" ? null : cells[i]!;
       yield { line, record: row };
     }
   } catch (error) {

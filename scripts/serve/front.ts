@@ -14,7 +14,7 @@ import { guarded, type BunFetch } from "../../adapters/bun/serve.ts";
 import type { Handler, RequestLogEntry } from "../../server/handler.ts";
 import { errorResponse, finish, requestIdFor } from "../../server/responses.ts";
 import { invalidRequest, methodNotAllowed, notFound, serverError, type ApiError } from "../../lib/errors.ts";
-import { redactSecrets, urlCarriesCredentials } from "../../lib/url-credentials.ts";
+import { urlCarriesCredentials } from "../../lib/url-credentials.ts";
 import { requestSizeError } from "../../server/request-limits.ts";
 import { requestUrl } from "../../server/request-target.ts";
 import { clientAddress } from "../../server/client-address.ts";
