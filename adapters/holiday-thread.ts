@@ -12,10 +12,7 @@ export interface HolidayQuestion {
   year: number;
 }
 
-export type HolidayAnswer =
-  | { id: number; holidays: ReturnType<typeof computePublicHolidays> }
-  | { id: number; error: string }
-  | { ready: true };
+export type HolidayAnswer = { id: number; holidays: ReturnType<typeof computePublicHolidays> } | { id: number; error: string } | { ready: true };
 
 parentPort?.on("message", ({ id, calendar, year }: HolidayQuestion) => {
   let answer: HolidayAnswer;

@@ -26,26 +26,11 @@
 import { StoreUnavailableError } from "../lib/errors.ts";
 import type { AdminStore } from "../lib/admin-store.ts";
 import type { EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
-import type {
-  AccessTokenGrant,
-  ApiClient,
-  ClientCredentials,
-  EmployeePageQuery,
-  LeavePageQuery,
-  Organisation,
-  Store,
-} from "../lib/store.ts";
+import type { AccessTokenGrant, ApiClient, ClientCredentials, EmployeePageQuery, LeavePageQuery, Organisation, Store } from "../lib/store.ts";
 import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from "../lib/store-contents.ts";
 import { memoryImportWriter } from "./memory/memory-import-writer.ts";
 import { memoryRateEvents } from "./memory/memory-rate-events.ts";
-import {
-  closureDaysWithin,
-  copyTables,
-  emptyTables,
-  holidayKey,
-  importedHolidaysWithin,
-  keyOf,
-} from "./memory/memory-tables.ts";
+import { closureDaysWithin, copyTables, emptyTables, holidayKey, importedHolidaysWithin, keyOf } from "./memory/memory-tables.ts";
 
 export interface MemoryStore extends Store, AdminStore {
   /**
@@ -62,8 +47,7 @@ export interface MemoryStore extends Store, AdminStore {
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Whether (a1, a2) comes strictly after (b1, b2): SQL's row comparison `(a1, a2) > (b1, b2)`. */
-const isAfter = (a1: string | number, a2: string, b1: string | number, b2: string) =>
-  a1 > b1 || (a1 === b1 && a2 > b2);
+const isAfter = (a1: string | number, a2: string, b1: string | number, b2: string) => a1 > b1 || (a1 === b1 && a2 > b2);
 
 /** The client without its secret digest, as `listClients` and `revokeClient` answer. */
 const toApiClient = ({ secret_digest: _s, ...client }: StoredClient): ApiClient => structuredClone(client);
@@ -141,9 +125,7 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
 
     async listOrganisations() {
       open();
-      return [...organisations.values()]
-        .sort((a, b) => compare(a.created_at, b.created_at) || compare(a.id, b.id))
-        .map((o) => ({ ...o }));
+      return [...organisations.values()].sort((a, b) => compare(a.created_at, b.created_at) || compare(a.id, b.id)).map((o) => ({ ...o }));
     },
 
     async findOrganisation(id) {

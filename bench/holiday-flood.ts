@@ -48,7 +48,11 @@ async function measure(label: string, storeArgs: string[]): Promise<void> {
   try {
     const token = await fetchToken(server.url, { id: demo.client_id, secret: demo.client_secret });
     console.log(`\n## ${label}`);
-    for (const [from, to] of [["0001-01-01", "0001-12-31"], ["1900-01-01", "1900-12-31"], ["2199-01-01", "2199-12-31"]] as const) {
+    for (const [from, to] of [
+      ["0001-01-01", "0001-12-31"],
+      ["1900-01-01", "1900-12-31"],
+      ["2199-01-01", "2199-12-31"],
+    ] as const) {
       const times: number[] = [];
       for (let i = 0; i < 20; i++) {
         for (const calendar of ["CN", "KR", "VN", "TW"]) times.push(await timed(`${server.url}/v1/holidays?from=${from}&to=${to}&calendar=${calendar}`, token));
@@ -56,7 +60,9 @@ async function measure(label: string, storeArgs: string[]): Promise<void> {
       console.log(`holidays ${from}..${to} CN/KR/VN/TW (first request computes, the rest are cached): ${percentiles(times)}`);
     }
 
-    const queue = SLOW_CALENDARS.flatMap((calendar) => Array.from({ length: YEARS }, (_, i) => `${server.url}/v1/holidays?from=${1950 + i}-01-01&to=${1950 + i}-12-31&calendar=${calendar}`));
+    const queue = SLOW_CALENDARS.flatMap((calendar) =>
+      Array.from({ length: YEARS }, (_, i) => `${server.url}/v1/holidays?from=${1950 + i}-01-01&to=${1950 + i}-12-31&calendar=${calendar}`),
+    );
     const flood: number[] = [];
     const health: number[] = [];
     let flooding = true;
@@ -72,7 +78,9 @@ async function measure(label: string, storeArgs: string[]): Promise<void> {
     flooding = false;
     await probe;
     const seconds = (performance.now() - started) / 1000;
-    console.log(`flood: ${flood.length} first-time calendar-years of ${SLOW_CALENDARS.join(", ")} from ${CLIENTS} clients in ${seconds.toFixed(1)} s; their latency: ${percentiles(flood)}`);
+    console.log(
+      `flood: ${flood.length} first-time calendar-years of ${SLOW_CALENDARS.join(", ")} from ${CLIENTS} clients in ${seconds.toFixed(1)} s; their latency: ${percentiles(flood)}`,
+    );
     console.log(`/healthz meanwhile, back to back: ${percentiles(health)}`);
   } finally {
     await server.stop();

@@ -28,7 +28,16 @@ for (const calendar of calendars) {
 }
 const sorted = times.map((t) => t.ms).sort((a, b) => a - b);
 const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
-console.log(`${calendars.length} calendars x ${to - from + 1} years = ${times.length} calendar-years, ${entries} holidays, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `${calendars.length} calendars x ${to - from + 1} years = ${times.length} calendar-years, ${entries} holidays, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log(`ms per calendar-year: p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}  max ${at(1)}`);
 console.log(`over 50 ms: ${times.filter((t) => t.ms > 50).length}; over 1 s: ${times.filter((t) => t.ms > 1000).length}`);
-console.log("slowest:", times.sort((a, b) => b.ms - a.ms).slice(0, 10).map((t) => `${t.key} ${t.ms.toFixed(0)} ms`).join(", "));
+console.log(
+  "slowest:",
+  times
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 10)
+    .map((t) => `${t.key} ${t.ms.toFixed(0)} ms`)
+    .join(", "),
+);

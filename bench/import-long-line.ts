@@ -48,7 +48,23 @@ try {
   for (const mb of values.mb.split(",").map(Number)) {
     const file = join(dir, `long-${mb}.jsonl`);
     writeLongLine(file, mb);
-    const timed = run(["timeout", "-s", "KILL", String(timeoutSeconds), "/usr/bin/time", "-f", "TIME %e %M", ...cli, ...db, "import", "--org", org.id, "--kind", "employees", file]);
+    const timed = run([
+      "timeout",
+      "-s",
+      "KILL",
+      String(timeoutSeconds),
+      "/usr/bin/time",
+      "-f",
+      "TIME %e %M",
+      ...cli,
+      ...db,
+      "import",
+      "--org",
+      org.id,
+      "--kind",
+      "employees",
+      file,
+    ]);
     const time = /TIME ([\d.]+) (\d+)/.exec(timed.stderr);
     const stderr = timed.stderr.split("\n").filter((line) => !line.startsWith("TIME ") && line !== "");
     const killed = time === null;

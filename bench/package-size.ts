@@ -69,7 +69,10 @@ async function run(argv: string[], cwd: string): Promise<string> {
  */
 export async function packAndInstall(dir: string): Promise<{ tarball: string; app: string; files: string[] }> {
   await run([process.execPath, "scripts/build.ts", "--package"], ROOT);
-  const packed = JSON.parse(await run(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT)) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(await run(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   const tarball = join(dir, packed[0]!.filename);
   const app = join(dir, "app");
   mkdirSync(app);
@@ -86,7 +89,9 @@ if (import.meta.main) {
     const { tarball, app } = await packAndInstall(dir);
     const footprint = installFootprint(app);
     console.log(`tarball: ${mib(lstatSync(tarball).size)}`);
-    console.log(`installed, Bun runtime excluded: ${footprint.packages.length} packages, ${mib(footprint.bytes)} (limits ${PACKAGE_LIMITS.packages}, ${mib(PACKAGE_LIMITS.bytes)})`);
+    console.log(
+      `installed, Bun runtime excluded: ${footprint.packages.length} packages, ${mib(footprint.bytes)} (limits ${PACKAGE_LIMITS.packages}, ${mib(PACKAGE_LIMITS.bytes)})`,
+    );
     console.log(`  ${footprint.packages.map((p) => p.slice("node_modules/".length)).join(", ")}`);
     console.log(`Bun runtime: ${footprint.runtime.packages.length} packages, ${mib(footprint.runtime.bytes)}`);
     if (process.argv.includes("--keep")) console.log(`kept: ${app}`);

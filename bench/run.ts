@@ -64,12 +64,27 @@ const log = (text: string) => console.error(`bench: ${text}`);
 const bearer = (token: string) => `Bearer ${token}`;
 const get = (paths: string[], token: string): WrkRequest[] => paths.map((path) => ({ path, authorization: bearer(token) }));
 
-async function load(name: string, url: string, requests: WrkRequest[], options: { seconds?: number; connections?: number; order?: "random" | "sequential"; quota?: number; delayMs?: number } = {}): Promise<WrkResult> {
+async function load(
+  name: string,
+  url: string,
+  requests: WrkRequest[],
+  options: { seconds?: number; connections?: number; order?: "random" | "sequential"; quota?: number; delayMs?: number } = {},
+): Promise<WrkResult> {
   const file = writeRequests(join(work, `${name.replace(/\W+/g, "-")}.tsv`), requests);
   const connections = options.connections ?? CONNECTIONS;
-  const result = await runWrk({ url, requestsFile: file, seconds: options.seconds ?? SECONDS, connections, order: options.order, quota: options.quota, delayMs: options.delayMs });
+  const result = await runWrk({
+    url,
+    requestsFile: file,
+    seconds: options.seconds ?? SECONDS,
+    connections,
+    order: options.order,
+    quota: options.quota,
+    delayMs: options.delayMs,
+  });
   runs.push({ name, result, connections });
-  log(`${name}: ${result.rps} req/s, p99 ${result.p99_ms.toFixed(2)} ms${result.non_2xx + result.socket_errors > 0 ? `, ${result.non_2xx} non-2xx, ${result.socket_errors} socket errors` : ""}`);
+  log(
+    `${name}: ${result.rps} req/s, p99 ${result.p99_ms.toFixed(2)} ms${result.non_2xx + result.socket_errors > 0 ? `, ${result.non_2xx} non-2xx, ${result.socket_errors} socket errors` : ""}`,
+  );
   return result;
 }
 
@@ -96,7 +111,9 @@ async function loadSets(server: RunningServer, data: Dataset): Promise<LoadSets>
   const big = await fetchToken(server.url, data.big.data);
   const small = await fetchToken(server.url, data.small.data);
   const windows = leaveWindows(WINDOWS, FIRST_BOOKING_DAY, LAST_BOOKING_DAY);
-  const firstPage = (await (await fetch(`${server.url}/v1/employees?limit=100`, { headers: { Authorization: bearer(big) } })).json()) as { data: { id: string }[] };
+  const firstPage = (await (await fetch(`${server.url}/v1/employees?limit=100`, { headers: { Authorization: bearer(big) } })).json()) as {
+    data: { id: string }[];
+  };
   return {
     employees: get(await employeePaths(server.url, big, EMPLOYEE_POSITIONS), big),
     leaveBig: get(await leavePaths(server.url, big, windows, 10_000), big),
@@ -118,7 +135,10 @@ async function referenceRuns(dbFile: string, data: Dataset, pageBytes: Uint8Arra
     .query("select updated_at, id from employees where organisation_id = ? and deleted_at is null order by updated_at, id")
     .all(data.big.id) as { updated_at: number; id: string }[];
   db.close();
-  const r1Paths = [{ path: "/employees?limit=100" }, ...positions.filter((_, i) => i % 10 === 0).map((p) => ({ path: `/employees?limit=100&after=${p.updated_at}.${p.id}` }))];
+  const r1Paths = [
+    { path: "/employees?limit=100" },
+    ...positions.filter((_, i) => i % 10 === 0).map((p) => ({ path: `/employees?limit=100&after=${p.updated_at}.${p.id}` })),
+  ];
   const r1Server = await startServer([process.execPath, join(ROOT, "bench/reference/sqlite-page.ts"), dbFile, data.big.id]);
   const r1 = await load("R1: bun:sqlite + JSON.stringify, employees page", r1Server.url, r1Paths).finally(() => r1Server.stop());
   return { r0, r1 };
@@ -136,11 +156,15 @@ try {
   const sqlite = sqliteTarget(dbFile);
   const data = await buildDataset(sqlite, files, SIZE);
   const importRate = data.leaveImport.rows / data.leaveImport.seconds;
-  log(`imported ${data.leaveImport.rows} bookings in ${fixed(data.leaveImport.seconds, 1)} s (${Math.round(importRate)} rows/s, peak RSS ${Math.round(data.leaveImport.maxRssKib / 1024)} MiB)`);
+  log(
+    `imported ${data.leaveImport.rows} bookings in ${fixed(data.leaveImport.seconds, 1)} s (${Math.round(importRate)} rows/s, peak RSS ${Math.round(data.leaveImport.maxRssKib / 1024)} MiB)`,
+  );
 
   let server = await serveLeaveapi(sqlite);
   const sets = await loadSets(server, data);
-  const pageBytes = new Uint8Array(await (await fetch(`${server.url}/v1/employees?limit=100`, { headers: { Authorization: bearer(sets.tokens.big) } })).arrayBuffer());
+  const pageBytes = new Uint8Array(
+    await (await fetch(`${server.url}/v1/employees?limit=100`, { headers: { Authorization: bearer(sets.tokens.big) } })).arrayBuffer(),
+  );
   await server.stop();
   const { r0, r1 } = await referenceRuns(dbFile, data, pageBytes);
 
@@ -153,7 +177,12 @@ try {
   const tokenRequests: WrkRequest[] = [];
   for (let round = 0; round < TOKENS_PER_CLIENT; round++) {
     for (const c of data.tokenClients) {
-      tokenRequests.push({ method: "POST", path: "/v1/oauth/token", authorization: `Basic ${btoa(`${c.id}:${c.secret}`)}`, body: "grant_type=client_credentials" });
+      tokenRequests.push({
+        method: "POST",
+        path: "/v1/oauth/token",
+        authorization: `Basic ${btoa(`${c.id}:${c.secret}`)}`,
+        body: "grant_type=client_credentials",
+      });
     }
   }
   const tokens = await load(`leaveapi: tokens over ${data.tokenClients.length} credentials`, server.url, tokenRequests, {
@@ -166,8 +195,14 @@ try {
   const mixed = [
     ...sets.employees,
     ...sets.leaveBig,
-    ...get(sets.firstEmployees.map((id) => `/v1/employees/${id}`), sets.tokens.big),
-    ...get(leaveWindows(50, FIRST_BOOKING_DAY, LAST_BOOKING_DAY, 5).map((w) => `/v1/holidays?from=${w.from}&to=${w.to}`), sets.tokens.big),
+    ...get(
+      sets.firstEmployees.map((id) => `/v1/employees/${id}`),
+      sets.tokens.big,
+    ),
+    ...get(
+      leaveWindows(50, FIRST_BOOKING_DAY, LAST_BOOKING_DAY, 5).map((w) => `/v1/holidays?from=${w.from}&to=${w.to}`),
+      sets.tokens.big,
+    ),
   ];
   await load(`leaveapi: mixed (employees, leave, one employee, holidays) for ${MIXED_SECONDS} s`, server.url, mixed, { seconds: MIXED_SECONDS });
   const rssAfterKib = rssKib(server.pid);
@@ -208,15 +243,63 @@ try {
   }
 
   const targets: Target[] = [
-    { id: "1", measure: "`GET /v1/employees?limit=100`, random cursors", target: "≥ 0.80 × R1", measured: `${employees.rps} req/s = ${fixed(ratio(employees.rps, r1.rps))} × R1 (${r1.rps}); ${fixed(ratio(employees.rps, r0.rps))} × R0 (${r0.rps})`, met: ratio(employees.rps, r1.rps) >= 0.8 },
-    { id: "2", measure: `\`GET /v1/leave-requests\`, 31-day windows, limit 100, first and deep pages, ${SIZE.bookings} bookings`, target: "≥ 0.50 × figure 1", measured: `${leave.rps} req/s = ${fixed(ratio(leave.rps, employees.rps))} × figure 1`, met: ratio(leave.rps, employees.rps) >= 0.5 },
-    { id: "3", measure: `leave page, server time per request, ${SIZE.bookings} vs ${SIZE.smallBookings} bookings`, target: "≤ 2×", measured: `${handlerBig.mean_us} µs vs ${handlerSmall.mean_us} µs = ${fixed(ratio(handlerBig.mean_us, handlerSmall.mean_us))}×`, met: ratio(handlerBig.mean_us, handlerSmall.mean_us) <= 2 },
-    { id: "4", measure: "p99 at half the top rate: employees, leave", target: "≤ 10 ms", measured: `${fixed(employeesHalf.p99_ms)} ms at ${employeesHalf.rps} req/s; ${fixed(leaveHalf.p99_ms)} ms at ${leaveHalf.rps} req/s`, met: employeesHalf.p99_ms <= 10 && leaveHalf.p99_ms <= 10 },
-    { id: "5", measure: `\`POST /v1/oauth/token\` across ${data.tokenClients.length} credentials (no limit hit)`, target: "≥ 5,000 tokens/s", measured: `${tokens.rps} tokens/s (${tokens.requests} requests, ${tokens.non_2xx} not 200)`, met: tokens.rps >= 5000 && tokens.non_2xx === 0 },
-    { id: "6", measure: `import of the ${SIZE.bookings}-booking JSONL file`, target: "≥ 50,000 rows/s, peak RSS ≤ 250 MB", measured: `${Math.round(importRate)} rows/s (${fixed(data.leaveImport.seconds, 1)} s), peak RSS ${Math.round((data.leaveImport.maxRssKib * 1024) / 1e6)} MB`, met: importRate >= 50_000 && data.leaveImport.maxRssKib * 1024 <= 250e6 },
-    { id: "7", measure: `server RSS after ${MIXED_SECONDS} s of mixed load, ${SIZE.bookings} bookings`, target: "≤ 150 MB", measured: `${Math.round((rssAfterKib * 1024) / 1e6)} MB (idle after start: ${Math.round((rssIdleKib * 1024) / 1e6)} MB)`, met: rssAfterKib * 1024 <= 150e6 },
+    {
+      id: "1",
+      measure: "`GET /v1/employees?limit=100`, random cursors",
+      target: "≥ 0.80 × R1",
+      measured: `${employees.rps} req/s = ${fixed(ratio(employees.rps, r1.rps))} × R1 (${r1.rps}); ${fixed(ratio(employees.rps, r0.rps))} × R0 (${r0.rps})`,
+      met: ratio(employees.rps, r1.rps) >= 0.8,
+    },
+    {
+      id: "2",
+      measure: `\`GET /v1/leave-requests\`, 31-day windows, limit 100, first and deep pages, ${SIZE.bookings} bookings`,
+      target: "≥ 0.50 × figure 1",
+      measured: `${leave.rps} req/s = ${fixed(ratio(leave.rps, employees.rps))} × figure 1`,
+      met: ratio(leave.rps, employees.rps) >= 0.5,
+    },
+    {
+      id: "3",
+      measure: `leave page, server time per request, ${SIZE.bookings} vs ${SIZE.smallBookings} bookings`,
+      target: "≤ 2×",
+      measured: `${handlerBig.mean_us} µs vs ${handlerSmall.mean_us} µs = ${fixed(ratio(handlerBig.mean_us, handlerSmall.mean_us))}×`,
+      met: ratio(handlerBig.mean_us, handlerSmall.mean_us) <= 2,
+    },
+    {
+      id: "4",
+      measure: "p99 at half the top rate: employees, leave",
+      target: "≤ 10 ms",
+      measured: `${fixed(employeesHalf.p99_ms)} ms at ${employeesHalf.rps} req/s; ${fixed(leaveHalf.p99_ms)} ms at ${leaveHalf.rps} req/s`,
+      met: employeesHalf.p99_ms <= 10 && leaveHalf.p99_ms <= 10,
+    },
+    {
+      id: "5",
+      measure: `\`POST /v1/oauth/token\` across ${data.tokenClients.length} credentials (no limit hit)`,
+      target: "≥ 5,000 tokens/s",
+      measured: `${tokens.rps} tokens/s (${tokens.requests} requests, ${tokens.non_2xx} not 200)`,
+      met: tokens.rps >= 5000 && tokens.non_2xx === 0,
+    },
+    {
+      id: "6",
+      measure: `import of the ${SIZE.bookings}-booking JSONL file`,
+      target: "≥ 50,000 rows/s, peak RSS ≤ 250 MB",
+      measured: `${Math.round(importRate)} rows/s (${fixed(data.leaveImport.seconds, 1)} s), peak RSS ${Math.round((data.leaveImport.maxRssKib * 1024) / 1e6)} MB`,
+      met: importRate >= 50_000 && data.leaveImport.maxRssKib * 1024 <= 250e6,
+    },
+    {
+      id: "7",
+      measure: `server RSS after ${MIXED_SECONDS} s of mixed load, ${SIZE.bookings} bookings`,
+      target: "≤ 150 MB",
+      measured: `${Math.round((rssAfterKib * 1024) / 1e6)} MB (idle after start: ${Math.round((rssIdleKib * 1024) / 1e6)} MB)`,
+      met: rssAfterKib * 1024 <= 150e6,
+    },
     pgFigures
-      ? { id: "8", measure: "the same employees and leave load on Postgres", target: "≥ 0.40 × SQLite", measured: `employees ${pgFigures.employees.rps} req/s = ${fixed(ratio(pgFigures.employees.rps, employees.rps))} × SQLite; leave ${pgFigures.leave.rps} req/s = ${fixed(ratio(pgFigures.leave.rps, leave.rps))} × SQLite`, met: ratio(pgFigures.employees.rps, employees.rps) >= 0.4 && ratio(pgFigures.leave.rps, leave.rps) >= 0.4 }
+      ? {
+          id: "8",
+          measure: "the same employees and leave load on Postgres",
+          target: "≥ 0.40 × SQLite",
+          measured: `employees ${pgFigures.employees.rps} req/s = ${fixed(ratio(pgFigures.employees.rps, employees.rps))} × SQLite; leave ${pgFigures.leave.rps} req/s = ${fixed(ratio(pgFigures.leave.rps, leave.rps))} × SQLite`,
+          met: ratio(pgFigures.employees.rps, employees.rps) >= 0.4 && ratio(pgFigures.leave.rps, leave.rps) >= 0.4,
+        }
       : { id: "8", measure: "the same employees and leave load on Postgres", target: "≥ 0.40 × SQLite", measured: "not run (--skip-postgres)", met: null },
   ];
   const sqliteVersion = String((new Database(":memory:").query("select sqlite_version() as v").get() as { v: string }).v);
@@ -236,9 +319,18 @@ try {
     runs,
     other: [
       ["handler time per request (no HTTP), employees page", `mean ${handlerEmployees.mean_us} µs, p99 ${handlerEmployees.p99_us} µs`],
-      ["handler time per request (no HTTP), leave page, large organisation", `mean ${handlerBig.mean_us} µs, p50 ${handlerBig.p50_us} µs, p99 ${handlerBig.p99_us} µs`],
-      ["handler time per request (no HTTP), leave page, small organisation", `mean ${handlerSmall.mean_us} µs, p50 ${handlerSmall.p50_us} µs, p99 ${handlerSmall.p99_us} µs`],
-      ["Postgres import of the same leave file", pgFigures ? `${fixed(pgFigures.importSeconds, 1)} s (${Math.round(SIZE.bookings / pgFigures.importSeconds)} rows/s)` : "not run"],
+      [
+        "handler time per request (no HTTP), leave page, large organisation",
+        `mean ${handlerBig.mean_us} µs, p50 ${handlerBig.p50_us} µs, p99 ${handlerBig.p99_us} µs`,
+      ],
+      [
+        "handler time per request (no HTTP), leave page, small organisation",
+        `mean ${handlerSmall.mean_us} µs, p50 ${handlerSmall.p50_us} µs, p99 ${handlerSmall.p99_us} µs`,
+      ],
+      [
+        "Postgres import of the same leave file",
+        pgFigures ? `${fixed(pgFigures.importSeconds, 1)} s (${Math.round(SIZE.bookings / pgFigures.importSeconds)} rows/s)` : "not run",
+      ],
     ],
   });
 

@@ -95,7 +95,11 @@ function takeClient(now: number): { id: string; secret: string } | null {
 
 function requestFor(kind: Kind): { kind: Kind; path: string; init: RequestInit } {
   const bearer = { headers: { Authorization: `Bearer ${pick(tokens)}` } };
-  const tokenRequest = (client: { id: string; secret: string }) => ({ method: "POST", headers: { Authorization: basic(client), "Content-Type": form }, body: "grant_type=client_credentials" });
+  const tokenRequest = (client: { id: string; secret: string }) => ({
+    method: "POST",
+    headers: { Authorization: basic(client), "Content-Type": form },
+    body: "grant_type=client_credentials",
+  });
   switch (kind) {
     case "employees":
       return { kind, path: `/v1/employees?limit=100${cursor !== null && Math.random() < 0.5 ? `&cursor=${cursor}` : ""}`, init: bearer };
@@ -156,7 +160,11 @@ async function worker(deadline: number): Promise<void> {
 }
 
 // One token before the load starts, so the data requests have one from the first moment.
-const first = await fetch(`${job.baseUrl}/v1/oauth/token`, { method: "POST", headers: { Authorization: basic(job.clients[0]!), "Content-Type": form }, body: "grant_type=client_credentials" });
+const first = await fetch(`${job.baseUrl}/v1/oauth/token`, {
+  method: "POST",
+  headers: { Authorization: basic(job.clients[0]!), "Content-Type": form },
+  body: "grant_type=client_credentials",
+});
 if (first.status !== 200) throw new Error(`the first token request answered ${first.status}: ${await first.text()}`);
 tokens.push(((await first.json()) as { access_token: string }).access_token);
 clientUses[0]!.push(Date.now());

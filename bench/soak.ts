@@ -96,7 +96,11 @@ let exitCode = 0;
 try {
   const file = join(dir, "soak.sqlite");
   const seeded = await seed(file, Number(values.clients));
-  const server = Bun.spawn([...CLI, "--db", file, "serve", "--port", "0"], { stdout: "pipe", stderr: "pipe", env: { ...process.env, LOG_FORMAT: "json", LOG_LEVEL: "info" } });
+  const server = Bun.spawn([...CLI, "--db", file, "serve", "--port", "0"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, LOG_FORMAT: "json", LOG_LEVEL: "info" },
+  });
   const log = { lines: 0, forbidden: 0, head: "" };
   const errLog = { lines: 0, forbidden: 0, head: "" };
   const logsRead = Promise.all([scanLog(server.stdout, log), scanLog(server.stderr, errLog)]);
@@ -105,7 +109,11 @@ try {
   if (!baseUrl) throw new Error(`leaveapi serve did not start: ${errLog.head}`);
 
   const job: SoakJob = { baseUrl, seconds, concurrency, ...seeded };
-  const driver = Bun.spawn([process.execPath, join(import.meta.dir, "soak-driver.ts")], { stdin: new TextEncoder().encode(JSON.stringify(job)), stdout: "pipe", stderr: "inherit" });
+  const driver = Bun.spawn([process.execPath, join(import.meta.dir, "soak-driver.ts")], {
+    stdin: new TextEncoder().encode(JSON.stringify(job)),
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = driver.stdout.getReader();
   const buffered = { text: "" };
   if ((await readLine(reader, buffered)) !== "started") throw new Error("the load driver did not start");

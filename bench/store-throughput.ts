@@ -141,14 +141,20 @@ for (const name of stores) {
     await target.dispose();
   }
 }
-console.log(`store throughput: ${CONCURRENCY} connections, employees page limit=100 for ${seconds} s, ${TOKEN_CLIENTS * 9} token requests over ${TOKEN_CLIENTS} credentials`);
+console.log(
+  `store throughput: ${CONCURRENCY} connections, employees page limit=100 for ${seconds} s, ${TOKEN_CLIENTS * 9} token requests over ${TOKEN_CLIENTS} credentials`,
+);
 console.log("store     | employees req/s | p50 ms | p99 ms | tokens/s | p50 ms | p99 ms");
 for (const [name, r] of Object.entries(results)) {
   const e = r.employees;
   const t = r.tokens;
-  console.log(`${name.padEnd(9)} | ${String(e.rps).padStart(15)} | ${String(e.p50_ms).padStart(6)} | ${String(e.p99_ms).padStart(6)} | ${String(t.rps).padStart(8)} | ${String(t.p50_ms).padStart(6)} | ${String(t.p99_ms).padStart(6)}`);
+  console.log(
+    `${name.padEnd(9)} | ${String(e.rps).padStart(15)} | ${String(e.p50_ms).padStart(6)} | ${String(e.p99_ms).padStart(6)} | ${String(t.rps).padStart(8)} | ${String(t.p50_ms).padStart(6)} | ${String(t.p99_ms).padStart(6)}`,
+  );
   const unexpected = { e: { ...e.statuses, "200": undefined }, t: { ...t.statuses, "200": undefined } };
   if (e.errors + t.errors > 0 || Object.values(unexpected.e).some(Boolean) || Object.values(unexpected.t).some(Boolean)) {
-    console.log(`  ${name}: unexpected answers: employees ${JSON.stringify(e.statuses)} errors ${e.errors}; tokens ${JSON.stringify(t.statuses)} errors ${t.errors}`);
+    console.log(
+      `  ${name}: unexpected answers: employees ${JSON.stringify(e.statuses)} errors ${e.errors}; tokens ${JSON.stringify(t.statuses)} errors ${t.errors}`,
+    );
   }
 }

@@ -27,7 +27,10 @@ export class LeaveApiError extends Error {
     requestId?: string;
     cause?: unknown;
   }) {
-    super(`${fields.error_description} (${fields.status === 0 ? "" : `HTTP ${fields.status} `}${fields.error}${fields.param ? `, param ${fields.param}` : ""})`, { cause: fields.cause });
+    super(
+      `${fields.error_description} (${fields.status === 0 ? "" : `HTTP ${fields.status} `}${fields.error}${fields.param ? `, param ${fields.param}` : ""})`,
+      { cause: fields.cause },
+    );
     this.status = fields.status;
     this.error = fields.error;
     this.error_description = fields.error_description;

@@ -93,8 +93,7 @@ export function createClient(options: ClientOptions): LeaveApiClient {
   async function get<T>(path: string, params: Record<string, string> = {}): Promise<T> {
     const url = new URL(root + path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    const send = (token: string) =>
-      transport.send(url.href, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
+    const send = (token: string) => transport.send(url.href, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
     const token = await tokens.token();
     let res = await send(token);
     if (res.status === 401) {

@@ -76,7 +76,7 @@ export async function runSync(readers: SyncReaders, now: () => number, options: 
   const { from, to, limit } = options;
   const withLeave = resources.includes("leaveRequests");
   if (withLeave && (from === undefined || to === undefined)) {
-    throw new TypeError("sync needs from and to to sync leave requests (or resources: [\"employees\"])");
+    throw new TypeError('sync needs from and to to sync leave requests (or resources: ["employees"])');
   }
   // Noted before the first request: anything committed later is at or after it.
   const point = syncPoint(now(), options.since, options.skewMs);

@@ -42,12 +42,7 @@ export function retryAfterMs(header: string | null, now: number): number | undef
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export function createTransport(options: {
-  fetch: FetchLike;
-  sleep: (ms: number) => Promise<void>;
-  now: () => number;
-  policy: RetryPolicy;
-}): Transport {
+export function createTransport(options: { fetch: FetchLike; sleep: (ms: number) => Promise<void>; now: () => number; policy: RetryPolicy }): Transport {
   const { fetch, sleep, now, policy } = options;
   return {
     async send(url, init) {

@@ -53,19 +53,9 @@ export interface ImportWriter {
   upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts>;
   deleteClosureDays(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
   /** Replaces the organisation's imported public holidays for one calendar and year (empty = back to shipped). */
-  replacePublicHolidays(
-    organisationId: string,
-    calendar: string,
-    year: number,
-    rows: { date: string; name: string }[],
-  ): Promise<void>;
+  replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void>;
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;
-  listImportedPublicHolidays(
-    organisationId: string,
-    calendars: readonly string[],
-    fromYear: number,
-    toYear: number,
-  ): Promise<ImportedPublicHoliday[]>;
+  listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number): Promise<ImportedPublicHoliday[]>;
 }
 
 export interface NewClient extends ApiClient {

@@ -67,11 +67,7 @@ export const TokenResponse = v.strictObject({
   access_token: v.pipe(v.string(), v.regex(ACCESS_TOKEN_PATTERN)),
   token_type: v.picklist(["Bearer"]),
   expires_in: v.pipe(v.number(), v.integer(), v.value(TOKEN_LIFETIME_SECONDS), v.description("Seconds; reuse the token until then.")),
-  scope: v.pipe(
-    v.string(),
-    v.description(`The granted scopes, space-separated, in the order ${ALL_SCOPES.join(" ")}.`),
-    v.examples([ALL_SCOPES.join(" ")]),
-  ),
+  scope: v.pipe(v.string(), v.description(`The granted scopes, space-separated, in the order ${ALL_SCOPES.join(" ")}.`), v.examples([ALL_SCOPES.join(" ")])),
 });
 
 export const ErrorBody = v.strictObject({

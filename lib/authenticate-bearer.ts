@@ -14,12 +14,7 @@ import type { Scope } from "./scopes.ts";
  * for a token that is not one of ours, unknown, revoked or expired, and 403
  * `insufficient_scope` for a live token without `scope`.
  */
-export async function authenticateBearer(
-  store: Pick<Store, "findToken">,
-  token: string,
-  scope: Scope,
-  now: number,
-): Promise<AccessTokenGrant> {
+export async function authenticateBearer(store: Pick<Store, "findToken">, token: string, scope: Scope, now: number): Promise<AccessTokenGrant> {
   const invalid = () => new ApiError(401, "invalid_token", "The access token is invalid, expired or revoked; request a new token.");
   // Not shaped like a token we mint: no store lookup for it.
   if (!ACCESS_TOKEN_PATTERN.test(token)) throw invalid();

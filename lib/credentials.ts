@@ -54,13 +54,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 export const DUMMY_SECRET_DIGEST = digestSecret("svcs_no-such-client-dummy-value-for-constant-time");
 
 /** A new client's stored record and its secret, which is shown once and never stored. */
-export function mintClient<S extends string>(
-  organisationId: string,
-  scopes: S[],
-  name: string | null,
-  now: number,
-  random: RandomBytes = cryptoRandomBytes,
-) {
+export function mintClient<S extends string>(organisationId: string, scopes: S[], name: string | null, now: number, random: RandomBytes = cryptoRandomBytes) {
   const secret = mintClientSecret(random);
   return {
     secret,

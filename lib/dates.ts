@@ -68,8 +68,7 @@ export function yearOf(date: string): number {
   return Number(date.slice(0, 4));
 }
 
-const DATE_TIME_PATTERN =
-  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME_PATTERN = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * An RFC 3339 date-time with `Z` or a `±hh:mm` offset as an instant in whole milliseconds,

@@ -37,12 +37,7 @@ export class ApiError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    code: ErrorCode,
-    description: string,
-    options: { param?: string; headers?: Record<string, string> } = {},
-  ) {
+  constructor(status: number, code: ErrorCode, description: string, options: { param?: string; headers?: Record<string, string> } = {}) {
     super(description);
     this.name = "ApiError";
     this.status = status;

@@ -70,8 +70,7 @@ function describeRefused(refused: readonly string[]): string {
 /** The client, if the presented id and secret match a live one. Always does one digest compare. */
 async function authenticateClient(store: TokenStore, request: TokenRequest): Promise<ClientCredentials | null> {
   const { clientId, clientSecret } = request;
-  const client =
-    !request.badAuthorization && clientId !== undefined && CLIENT_ID_PATTERN.test(clientId) ? await store.findClient(clientId) : null;
+  const client = !request.badAuthorization && clientId !== undefined && CLIENT_ID_PATTERN.test(clientId) ? await store.findClient(clientId) : null;
   const presented = digestSecret(clientSecret ?? "");
   const matches = constantTimeEqual(presented, client?.secret_digest ?? DUMMY_SECRET_DIGEST);
   if (!client || !matches || clientSecret === undefined || client.revoked_at !== null) return null;

@@ -51,10 +51,7 @@ export interface SpanClassArm {
  * given two lower bounds on the index, a planner may seek to the looser and filter its way
  * to the cursor, making deep pages cost their depth.
  */
-export function planLeaveScan(
-  page: { from: string; after?: { startDate: string; id: string } },
-  longestSpanDays: number,
-): SpanClassArm[] {
+export function planLeaveScan(page: { from: string; after?: { startDate: string; id: string } }, longestSpanDays: number): SpanClassArm[] {
   const arms: SpanClassArm[] = [];
   for (let spanClass = 0; spanClass < SPAN_CLASS_COUNT; spanClass++) {
     const longest = spanClass <= LAST_BOUNDED_CLASS ? classMaxSpan(spanClass) : Math.max(classMaxSpan(spanClass), longestSpanDays);

@@ -79,10 +79,7 @@ const IsoDate = v.pipe(v.string(), v.isoDate());
 /** What formatInstant writes: RFC 3339 in UTC with milliseconds. */
 const Instant = v.pipe(v.string(), v.isoTimestamp(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
 const Text = v.nullable(v.string());
-const HalfPeriodJson = v.pipe(
-  v.nullable(v.picklist(["am", "pm"])),
-  v.description("`am` or `pm` when the matching half-day flag is true, else `null`."),
-);
+const HalfPeriodJson = v.pipe(v.nullable(v.picklist(["am", "pm"])), v.description("`am` or `pm` when the matching half-day flag is true, else `null`."));
 const CalendarKey = v.nullable(v.pipe(v.string(), v.examples(["GB-ENG"])));
 
 const ID = { kind: "text", api: Uuid, record: true, input: true, import: "optionalUuid" } as const;
@@ -211,8 +208,22 @@ export const HOLIDAY_ENTRY_FIELDS = {
     input: true,
     import: "flag",
   },
-  department: { kind: "text", nullable: true, api: v.pipe(Text, v.description("Set when `applies_to` is `department`.")), record: true, input: true, import: "optionalText" },
-  location: { kind: "text", nullable: true, api: v.pipe(Text, v.description("Set when `applies_to` is `location`.")), record: true, input: true, import: "optionalText" },
+  department: {
+    kind: "text",
+    nullable: true,
+    api: v.pipe(Text, v.description("Set when `applies_to` is `department`.")),
+    record: true,
+    input: true,
+    import: "optionalText",
+  },
+  location: {
+    kind: "text",
+    nullable: true,
+    api: v.pipe(Text, v.description("Set when `applies_to` is `location`.")),
+    record: true,
+    input: true,
+    import: "optionalText",
+  },
 } as const satisfies FieldSpecs;
 
 // ---- What derives from a declaration, in types and at run time.

@@ -52,10 +52,7 @@ const updatedSinceParam = v.pipe(
       "For incremental sync, pass the moment your previous sync started, less a few seconds.",
   ),
   v.transform(restorePlus),
-  v.check(
-    (s) => parseInstantCeil(s) !== null,
-    "'updated_since' must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T09:30:00Z.",
-  ),
+  v.check((s) => parseInstantCeil(s) !== null, "'updated_since' must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T09:30:00Z."),
   v.transform((s) => parseInstantCeil(s)!),
 );
 
@@ -103,10 +100,7 @@ export const employeesQuerySchema = v.object({
 });
 
 const fromParam = v.pipe(dateParam("from"), v.description("Start of the date range, inclusive, as YYYY-MM-DD."));
-const toParam = v.pipe(
-  dateParam("to"),
-  v.description(`End of the date range, inclusive: not before \`from\` and at most ${MAX_RANGE_DAYS} days after it.`),
-);
+const toParam = v.pipe(dateParam("to"), v.description(`End of the date range, inclusive: not before \`from\` and at most ${MAX_RANGE_DAYS} days after it.`));
 
 /** GET /v1/leave-requests. */
 export const leaveQuerySchema = v.object({

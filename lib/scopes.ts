@@ -40,10 +40,7 @@ export function parseScopeList(text: string): { scopes: Scope[]; unknown: string
  * The scopes a token request is granted: all of the client's when `requested` is absent or
  * blank, else the requested subset; `refused` names what cannot be granted.
  */
-export function grantScopes(
-  requested: string | undefined,
-  allowed: readonly Scope[],
-): { granted: Scope[] } | { refused: string[] } {
+export function grantScopes(requested: string | undefined, allowed: readonly Scope[]): { granted: Scope[] } | { refused: string[] } {
   // Blank means ASCII whitespace only, as parseScopeList splits: a no-break space is a (malformed) scope name.
   if (requested === undefined || /^[ \t\r\n]*$/.test(requested)) return { granted: normalizeScopes(allowed) };
   const { scopes, unknown } = parseScopeList(requested);

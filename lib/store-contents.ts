@@ -64,7 +64,11 @@ export async function writeStoreContents(store: AdminStore & Store, contents: St
     for (const org of contents.organisations.map((o) => o.id)) {
       const mine = <R extends { organisation_id: string }>(rows: R[]) => rows.filter((r) => r.organisation_id === org);
       // Types first, and never again: changing a type would move its bookings' updated_at.
-      await w.upsertLeaveTypes(org, mine(contents.leaveTypes).map(({ organisation_id: _, ...t }) => t), leaveTypesAt);
+      await w.upsertLeaveTypes(
+        org,
+        mine(contents.leaveTypes).map(({ organisation_id: _, ...t }) => t),
+        leaveTypesAt,
+      );
       const employees = mine(contents.employees);
       for (const now of distinct(employees.map((e) => e.updated_at))) {
         const rows = employees.filter((e) => e.updated_at === now);
@@ -80,7 +84,11 @@ export async function writeStoreContents(store: AdminStore & Store, contents: St
       const closures = mine(contents.closureDays);
       for (const now of distinct(closures.map((c) => c.updated_at))) {
         const rows = closures.filter((c) => c.updated_at === now);
-        await w.upsertClosureDays(org, rows.map(({ organisation_id: _o, deleted: _d, updated_at: _u, ...c }) => c), now);
+        await w.upsertClosureDays(
+          org,
+          rows.map(({ organisation_id: _o, deleted: _d, updated_at: _u, ...c }) => c),
+          now,
+        );
       }
       for (const e of employees.filter((r) => r.deleted)) await w.deleteEmployees(org, [e.id], e.updated_at);
       for (const b of bookings.filter((r) => r.deleted)) await w.deleteLeaveBookings(org, [b.id], b.updated_at);
@@ -89,7 +97,12 @@ export async function writeStoreContents(store: AdminStore & Store, contents: St
       for (const key of distinct(holidays.map((h) => `${h.calendar}\u0000${h.year}`))) {
         const rows = holidays.filter((h) => `${h.calendar}\u0000${h.year}` === key);
         const first = rows[0]!;
-        await w.replacePublicHolidays(org, first.calendar, first.year, rows.map(({ date, name }) => ({ date, name })));
+        await w.replacePublicHolidays(
+          org,
+          first.calendar,
+          first.year,
+          rows.map(({ date, name }) => ({ date, name })),
+        );
       }
     }
   });

@@ -7,12 +7,7 @@
  * strings; ids are lower-case UUIDs; deleted records never come back from a read;
  * a store that cannot reach its database throws `StoreUnavailableError`.
  */
-import type {
-  ClosureDayRecord,
-  EmployeeRecord,
-  LeaveBookingRecord,
-  LeaveStatus,
-} from "./records.ts";
+import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveStatus } from "./records.ts";
 import type { Scope } from "./scopes.ts";
 
 export interface Organisation {
@@ -151,12 +146,7 @@ export interface Store {
    * Public holidays the organisation imported for these calendars in years
    * fromYear..toYear; a (calendar, year) with any row replaces the shipped set.
    */
-  listImportedPublicHolidays(
-    organisationId: string,
-    calendars: readonly string[],
-    fromYear: number,
-    toYear: number,
-  ): Promise<ImportedPublicHoliday[]>;
+  listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number): Promise<ImportedPublicHoliday[]>;
 
   /** Resolves when the database answers; throws `StoreUnavailableError` when it does not. */
   ping(): Promise<void>;

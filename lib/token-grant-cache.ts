@@ -90,8 +90,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     listOverlappingLeave: (query) => store.listOverlappingLeave(query),
     listClosureDays: (organisationId, from, to) => store.listClosureDays(organisationId, from, to),
     observedCalendars: (organisationId, from, to) => store.observedCalendars(organisationId, from, to),
-    listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>
-      store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),
+    listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) => store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),
     ping: () => store.ping(),
     close: cache.close,
   };

@@ -21,11 +21,7 @@ export function parseForm(body: string): Map<string, string[]> | null {
   return fields;
 }
 
-export type BasicCredentials =
-  | { kind: "none" }
-  | { kind: "other-scheme" }
-  | { kind: "malformed" }
-  | { kind: "basic"; clientId: string; clientSecret: string };
+export type BasicCredentials = { kind: "none" } | { kind: "other-scheme" } | { kind: "malformed" } | { kind: "basic"; clientId: string; clientSecret: string };
 
 /**
  * An Authorization header as client credentials: the scheme matched case-insensitively,
@@ -86,10 +82,7 @@ export function readTokenRequest(form: ReadonlyMap<string, string[]>, authorizat
   let clientId = single.client_id;
   let clientSecret = single.client_secret;
   if (authorization.kind !== "none") {
-    if (
-      single.client_secret !== undefined ||
-      (authorization.kind === "basic" && clientId !== undefined && clientId !== authorization.clientId)
-    ) {
+    if (single.client_secret !== undefined || (authorization.kind === "basic" && clientId !== undefined && clientId !== authorization.clientId)) {
       throw invalidRequest("Send client credentials either in the Authorization header or in the form body, not both.");
     }
     if (authorization.kind === "basic") {

@@ -116,7 +116,9 @@ if (import.meta.main) {
     const size = await buildExecutable(options);
     const flags = [options.minify && "minify", options.bytecode && "bytecode"].filter(Boolean).join(", ") || "plain";
     const shown = relative(process.cwd(), options.outfile);
-    console.log(`${shown.startsWith("..") ? options.outfile : shown}: leaveapi ${packageJson.version}, ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes; ${flags})`);
+    console.log(
+      `${shown.startsWith("..") ? options.outfile : shown}: leaveapi ${packageJson.version}, ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes; ${flags})`,
+    );
   } catch (error) {
     console.error(`build: ${(error as Error).message}`);
     process.exit(1);

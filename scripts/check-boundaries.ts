@@ -69,7 +69,10 @@ check(files(join(root, "server")), STORE_IMPLEMENTATION);
 
 const testingEntry = join(root, "entry/testing.ts");
 const notTests = ["lib", "server", "adapters", "scripts", "client", "entry", "examples", "bench"].flatMap((dir) => [...files(join(root, dir))]);
-check(notTests.filter((file) => file !== testingEntry), FROM_TESTING);
+check(
+  notTests.filter((file) => file !== testingEntry),
+  FROM_TESTING,
+);
 
 if (problems.length > 0) {
   console.error(`Dependencies must point one way (STYLE.md):\n${problems.join("\n")}`);

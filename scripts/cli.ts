@@ -13,14 +13,46 @@ import packageJson from "../package.json" with { type: "json" };
  */
 const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[] = [
   { name: "serve", summary: "serve the HTTP API", load: async () => (await import("./commands/serve.ts")).serveCommand },
-  { name: "migrate", summary: "create or upgrade the database schema (safe to run again)", load: async () => (await import("./commands/migrate.ts")).migrateCommand },
-  { name: "org", summary: "create and list organisations; switch their API access on or off", load: async () => (await import("./commands/org.ts")).orgCommand },
-  { name: "credentials", summary: "mint, list and revoke an organisation's client credentials", load: async () => (await import("./commands/credentials.ts")).credentialsCommand },
-  { name: "import", summary: "import employees, leave bookings or holidays from a JSONL, JSON or CSV file", load: async () => (await import("./commands/import.ts")).importCommand },
-  { name: "demo", summary: "create a demo organisation with sample data and print its credentials", load: async () => (await import("./commands/demo.ts")).demoCommand },
-  { name: "backup", summary: "copy the SQLite database consistently, even while the server runs", load: async () => (await import("./commands/backup.ts")).backupCommand },
-  { name: "check", summary: "check the database: integrity, foreign keys, schema version", load: async () => (await import("./commands/check.ts")).checkCommand },
-  { name: "fetch", summary: "write an endpoint of a running leaveapi to JSONL or CSV (for integrators)", load: async () => (await import("./commands/fetch.ts")).fetchCommand },
+  {
+    name: "migrate",
+    summary: "create or upgrade the database schema (safe to run again)",
+    load: async () => (await import("./commands/migrate.ts")).migrateCommand,
+  },
+  {
+    name: "org",
+    summary: "create and list organisations; switch their API access on or off",
+    load: async () => (await import("./commands/org.ts")).orgCommand,
+  },
+  {
+    name: "credentials",
+    summary: "mint, list and revoke an organisation's client credentials",
+    load: async () => (await import("./commands/credentials.ts")).credentialsCommand,
+  },
+  {
+    name: "import",
+    summary: "import employees, leave bookings or holidays from a JSONL, JSON or CSV file",
+    load: async () => (await import("./commands/import.ts")).importCommand,
+  },
+  {
+    name: "demo",
+    summary: "create a demo organisation with sample data and print its credentials",
+    load: async () => (await import("./commands/demo.ts")).demoCommand,
+  },
+  {
+    name: "backup",
+    summary: "copy the SQLite database consistently, even while the server runs",
+    load: async () => (await import("./commands/backup.ts")).backupCommand,
+  },
+  {
+    name: "check",
+    summary: "check the database: integrity, foreign keys, schema version",
+    load: async () => (await import("./commands/check.ts")).checkCommand,
+  },
+  {
+    name: "fetch",
+    summary: "write an endpoint of a running leaveapi to JSONL or CSV (for integrators)",
+    load: async () => (await import("./commands/fetch.ts")).fetchCommand,
+  },
 ];
 
 const GLOBAL_HELP = `leaveapi ${packageJson.version}: a read-only, OAuth 2.0 protected API for employees, annual leave and holidays

@@ -9,15 +9,7 @@
  * function throw: every failure becomes an answer.
  */
 import { IttyRouter, type IRequest } from "itty-router";
-import {
-  ApiError,
-  StoreUnavailableError,
-  invalidRequest,
-  methodNotAllowed,
-  notFound,
-  serverError,
-  storeUnavailable,
-} from "../lib/errors.ts";
+import { ApiError, StoreUnavailableError, invalidRequest, methodNotAllowed, notFound, serverError, storeUnavailable } from "../lib/errors.ts";
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
 import { loggablePath, redactSecrets, urlCarriesCredentials } from "../lib/url-credentials.ts";
 import type { Scope } from "../lib/scopes.ts";
@@ -165,7 +157,10 @@ export function createHandler(options: HandlerOptions): Handler {
         onAuthenticated: (client) => Object.assign(state, { organisationId: client.organisation_id, clientId: client.client_id }),
       });
     })
-    .all("/v1/employees", data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url))))
+    .all(
+      "/v1/employees",
+      data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url))),
+    )
     .all(
       "/v1/employees/:id",
       data("/v1/employees/{id}", "employees:read", async (org, url, req) => {
@@ -174,7 +169,10 @@ export function createHandler(options: HandlerOptions): Handler {
         return { data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? "")) };
       }),
     )
-    .all("/v1/leave-requests", data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url))))
+    .all(
+      "/v1/leave-requests",
+      data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url))),
+    )
     .all(
       "/v1/holidays",
       data("/v1/holidays", "holidays:read", async (org, url) => ({

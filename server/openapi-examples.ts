@@ -38,8 +38,26 @@ export const BOOKING_EXAMPLE = {
 
 export const HOLIDAYS_EXAMPLE = {
   data: [
-    { date: "2026-04-03", name: "Good Friday", type: "public", calendar: "GB-ENG", applies_to: "calendar", deducts_from_leave: false, department: null, location: null },
-    { date: "2026-12-29", name: "Office closed", type: "company", calendar: null, applies_to: "all", deducts_from_leave: true, department: null, location: null },
+    {
+      date: "2026-04-03",
+      name: "Good Friday",
+      type: "public",
+      calendar: "GB-ENG",
+      applies_to: "calendar",
+      deducts_from_leave: false,
+      department: null,
+      location: null,
+    },
+    {
+      date: "2026-12-29",
+      name: "Office closed",
+      type: "company",
+      calendar: null,
+      applies_to: "all",
+      deducts_from_leave: true,
+      department: null,
+      location: null,
+    },
   ],
 } as const;
 

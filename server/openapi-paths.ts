@@ -7,7 +7,15 @@
  */
 import { employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_PATH, DOCS_SCRIPT_PATH } from "./docs-page.ts";
-import { BOOKING_EXAMPLE, EMPLOYEE_EXAMPLE, HOLIDAYS_EXAMPLE, METADATA_EXAMPLE, OPENAPI_EXAMPLE, TOKEN_EXAMPLE, TOKEN_REQUEST_EXAMPLE } from "./openapi-examples.ts";
+import {
+  BOOKING_EXAMPLE,
+  EMPLOYEE_EXAMPLE,
+  HOLIDAYS_EXAMPLE,
+  METADATA_EXAMPLE,
+  OPENAPI_EXAMPLE,
+  TOKEN_EXAMPLE,
+  TOKEN_REQUEST_EXAMPLE,
+} from "./openapi-examples.ts";
 import type { ComponentName } from "./openapi-schemas.ts";
 import { pathParameter, queryParameters } from "./openapi-schemas.ts";
 import { TOKEN_BODY_LIMIT } from "./token-endpoint.ts";
@@ -59,7 +67,10 @@ const tokenOperation = {
         ...requestId,
         "WWW-Authenticate": { description: 'Always `Basic realm="leaveapi"`.', required: true, schema: { type: "string", const: 'Basic realm="leaveapi"' } },
       },
-      content: json("Error", { error: "invalid_client", error_description: "Client authentication failed: unknown client, wrong secret or revoked credentials." }),
+      content: json("Error", {
+        error: "invalid_client",
+        error_description: "Client authentication failed: unknown client, wrong secret or revoked credentials.",
+      }),
     },
     "413": {
       description: `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`,
@@ -84,7 +95,11 @@ const dataPaths = {
       security: [{ oauth2: ["employees:read"] }],
       parameters: queryParameters(employeesQuerySchema, "GET /v1/employees"),
       responses: {
-        "200": { description: "A page of employees.", headers: requestId, content: json("EmployeePage", { has_more: false, next_cursor: null, data: [EMPLOYEE_EXAMPLE] }) },
+        "200": {
+          description: "A page of employees.",
+          headers: requestId,
+          content: json("EmployeePage", { has_more: false, next_cursor: null, data: [EMPLOYEE_EXAMPLE] }),
+        },
         ...dataErrors,
       },
     },
@@ -114,7 +129,11 @@ const dataPaths = {
       security: [{ oauth2: ["leave:read"] }],
       parameters: queryParameters(leaveQuerySchema, "GET /v1/leave-requests"),
       responses: {
-        "200": { description: "A page of leave bookings.", headers: requestId, content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }) },
+        "200": {
+          description: "A page of leave bookings.",
+          headers: requestId,
+          content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }),
+        },
         ...dataErrors,
       },
     },

@@ -62,7 +62,9 @@ export function buildOpenApiDocument() {
       {
         url: "{baseUrl}",
         description: "Your leaveapi deployment",
-        variables: { baseUrl: { default: "http://localhost:8080", description: "Its base URL, with any path prefix; `leaveapi serve` listens on 8080 by default." } },
+        variables: {
+          baseUrl: { default: "http://localhost:8080", description: "Its base URL, with any path prefix; `leaveapi serve` listens on 8080 by default." },
+        },
       },
     ],
     paths: buildPaths(),

@@ -18,8 +18,7 @@ const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="leaveapi"' };
 
 /** The body as text, refusing more than the limit whatever Content-Length claims. */
 async function readBody(req: Request): Promise<string> {
-  const tooLarge = () =>
-    new ApiError(413, "invalid_request", `The token request body must be at most ${TOKEN_BODY_LIMIT} bytes.`);
+  const tooLarge = () => new ApiError(413, "invalid_request", `The token request body must be at most ${TOKEN_BODY_LIMIT} bytes.`);
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > TOKEN_BODY_LIMIT) throw tooLarge();
   if (!req.body) return "";

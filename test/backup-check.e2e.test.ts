@@ -33,7 +33,11 @@ afterAll(() => scratch.dispose());
 function inspectCopy(file: string): { integrity: string; bulkRows: number; employees: number } {
   const copy = new Database(file, { readonly: true, strict: true });
   try {
-    const integrity = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check).join("\n");
+    const integrity = copy
+      .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+      .all()
+      .map((r) => r.integrity_check)
+      .join("\n");
     const count = (where: string) => copy.query<{ n: number }, []>(`select count(*) as n from employees ${where}`).get()!.n;
     return { integrity, bulkRows: count("where external_id like 'BULK-%'"), employees: count("") };
   } finally {
@@ -46,7 +50,14 @@ function writeBulkEmployees(file: string): void {
   for (let i = 1; i <= BULK_ROWS; i++) {
     const n = String(i).padStart(5, "0");
     lines.push(
-      JSON.stringify({ external_id: `BULK-${n}`, first_name: `First${n}`, last_name: `Last${n}`, status: "active", start_date: "2024-01-15", holiday_calendar: "GB-ENG" }),
+      JSON.stringify({
+        external_id: `BULK-${n}`,
+        first_name: `First${n}`,
+        last_name: `Last${n}`,
+        status: "active",
+        start_date: "2024-01-15",
+        holiday_calendar: "GB-ENG",
+      }),
     );
   }
   writeFileSync(file, `${lines.join("\n")}\n`);
@@ -63,7 +74,10 @@ describe("backup", () => {
     try {
       const tokenResponse = await fetch(`${server.baseUrl}/v1/oauth/token`, {
         method: "POST",
-        headers: { authorization: `Basic ${btoa(`${credentials.client_id}:${credentials.client_secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
+        headers: {
+          authorization: `Basic ${btoa(`${credentials.client_id}:${credentials.client_secret}`)}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
         body: "grant_type=client_credentials",
       });
       expect(tokenResponse.status).toBe(200);

@@ -212,7 +212,11 @@ describe("RFC 8414 §3.1 discovery under the prefix", () => {
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(((await res.json()) as Record<string, string>).issuer).toBe(issuer);
     }
-    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/public", "/public/hr/.well-known/oauth-authorization-server"]) {
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-authorization-server/public",
+      "/public/hr/.well-known/oauth-authorization-server",
+    ]) {
       expect({ path, status: (await raw(path)).status }).toEqual({ path, status: 404 });
     }
   });

@@ -118,8 +118,7 @@ describe("a token that is not accepted → 401 invalid_token with error=invalid_
 });
 
 describe("scope → 403 insufficient_scope naming the scope needed", () => {
-  const others = (needed: Scope): Scope[] =>
-    (["employees:read", "holidays:read", "leave:read"] as Scope[]).filter((s) => s !== needed);
+  const others = (needed: Scope): Scope[] => (["employees:read", "holidays:read", "leave:read"] as Scope[]).filter((s) => s !== needed);
 
   test.each(ENDPOINTS)("%s needs %s", async (path, needed) => {
     const world = await createWorld();

@@ -12,6 +12,7 @@ test("npm run bench -- --quick runs every step and reports all eight targets", a
   const [report, log, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   expect({ code, log: code === 0 ? "" : log }).toEqual({ code: 0, log: "" });
   for (const id of ["1", "2", "3", "4", "5", "6", "7", "8"]) expect(report).toMatch(new RegExp(`^\\| ${id} \\| .* \\| (met|\\*\\*missed\\*\\*) \\|$`, "m"));
-  for (const run of ["R0: Bun.serve", "R1: bun:sqlite", "leaveapi: employees", "leaveapi: tokens", "leaveapi on Postgres: leave"]) expect(report).toContain(`| ${run}`);
+  for (const run of ["R0: Bun.serve", "R1: bun:sqlite", "leaveapi: employees", "leaveapi: tokens", "leaveapi on Postgres: leave"])
+    expect(report).toContain(`| ${run}`);
   expect(report).not.toContain("not run");
 }, 120_000);

@@ -155,7 +155,11 @@ describe("the compiled leaveapi executable, alone in an empty directory", () => 
     expect(client.client_secret).toStartWith("svcs_");
 
     const imported: Record<string, { rows: number; created: number }> = {};
-    for (const [kind, file] of [["holidays", "holidays.jsonl"], ["employees", "employees.csv"], ["leave", "leave.jsonl"]] as const) {
+    for (const [kind, file] of [
+      ["holidays", "holidays.jsonl"],
+      ["employees", "employees.csv"],
+      ["leave", "leave.jsonl"],
+    ] as const) {
       imported[kind] = await runJson([...db, "import", "--org", org.id, "--kind", kind, file]);
       expect(imported[kind]!.rows).toBeGreaterThan(0);
       expect(imported[kind]!.created).toBeGreaterThan(0);
@@ -232,7 +236,9 @@ describe("the compiled leaveapi executable, alone in an empty directory", () => 
       const fixtures = { clientId: client.client_id, clientSecret: client.client_secret, token, employeeId: employees.data[0]!.id };
       const replay = `FUZZ_SOCKET_SEED=${FUZZ_SEED} FUZZ_SOCKET_BINARY_CASES=${FUZZ_CASES} bun test test/binary.e2e.test.ts`;
       report = await runSocketFuzz(port, generateCases(FUZZ_SEED, FUZZ_CASES, fixtures, port), { concurrency: 4, timeoutMs: 10_000, replay });
-      console.log(`socket fuzz of the binary, seed ${FUZZ_SEED}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun`);
+      console.log(
+        `socket fuzz of the binary, seed ${FUZZ_SEED}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun`,
+      );
     } finally {
       server.kill("SIGTERM");
     }

@@ -26,11 +26,14 @@ describe("usage", () => {
     for (const command of ["serve", "migrate", "org", "credentials", "import", "demo", "backup", "check"]) expect(help.stdout).toContain(command);
   });
 
-  test.each([["serve"], ["migrate"], ["org"], ["credentials"], ["import"], ["demo"], ["backup"], ["check"]])("%s --help prints its usage and exits 0", async (command) => {
-    const result = await runCli([command, "--help"]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`leaveapi ${command}`);
-  });
+  test.each([["serve"], ["migrate"], ["org"], ["credentials"], ["import"], ["demo"], ["backup"], ["check"]])(
+    "%s --help prints its usage and exits 0",
+    async (command) => {
+      const result = await runCli([command, "--help"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`leaveapi ${command}`);
+    },
+  );
 
   test.each([
     [[], "no command"],
@@ -66,7 +69,15 @@ describe("organisations and credentials", () => {
     expect((await runJson<{ api_enabled: boolean }>([...db, "org", "enable-api", org.id])).api_enabled).toBe(true);
 
     const creds = await runJson<{ client_id: string; client_secret: string; scopes: string[] }>([
-      ...db, "credentials", "create", "--org", org.id, "--scopes", "leave:read employees:read", "--name", "payroll",
+      ...db,
+      "credentials",
+      "create",
+      "--org",
+      org.id,
+      "--scopes",
+      "leave:read employees:read",
+      "--name",
+      "payroll",
     ]);
     expect(creds.client_id).toMatch(/^svcc_[0-9a-f]{24}$/);
     expect(creds.client_secret).toMatch(/^svcs_[A-Za-z0-9_-]{43}$/);
@@ -144,9 +155,25 @@ describe("import", () => {
 
   test("CSV imports, and an identical re-import changes nothing", async () => {
     const org = await newOrg();
-    const first = await runJson<{ created: number; unchanged: number }>([...db, "import", "--org", org, "--kind", "employees", "examples/import/employees.csv"]);
+    const first = await runJson<{ created: number; unchanged: number }>([
+      ...db,
+      "import",
+      "--org",
+      org,
+      "--kind",
+      "employees",
+      "examples/import/employees.csv",
+    ]);
     expect(first.created).toBeGreaterThan(0);
-    const again = await runJson<{ created: number; updated: number; unchanged: number }>([...db, "import", "--org", org, "--kind", "employees", "examples/import/employees.csv"]);
+    const again = await runJson<{ created: number; updated: number; unchanged: number }>([
+      ...db,
+      "import",
+      "--org",
+      org,
+      "--kind",
+      "employees",
+      "examples/import/employees.csv",
+    ]);
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: first.created });
   });
 

@@ -65,6 +65,11 @@ test("Node.js runs a bundle of the client", async () => {
 }, 30_000);
 
 test("Deno runs the client from its TypeScript source", async () => {
-  writeFileSync(join(scratch.dir, "probe.ts"), `// @ts-nocheck\nimport { createClient } from "${join(ROOT, "client/index.ts")}";\nconst env = Deno.env.toObject();\n${PROBE}`);
-  expect(await run([join(ROOT, "node_modules/.bin/deno"), "run", "--no-config", "--allow-net", "--allow-env", join(scratch.dir, "probe.ts")])).toEqual(await expected());
+  writeFileSync(
+    join(scratch.dir, "probe.ts"),
+    `// @ts-nocheck\nimport { createClient } from "${join(ROOT, "client/index.ts")}";\nconst env = Deno.env.toObject();\n${PROBE}`,
+  );
+  expect(await run([join(ROOT, "node_modules/.bin/deno"), "run", "--no-config", "--allow-net", "--allow-env", join(scratch.dir, "probe.ts")])).toEqual(
+    await expected(),
+  );
 }, 60_000);

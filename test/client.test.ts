@@ -19,7 +19,11 @@ function clientFor(api: FakeApi, extra: Partial<Parameters<typeof createClient>[
 
 const oneEmployee = () => json(200, { data: employeeRecord(EMPLOYEE_ID, "2026-05-01T08:00:00.000Z") });
 const invalidToken = () =>
-  json(401, { error: "invalid_token", error_description: "The access token is unknown, expired or revoked." }, { "WWW-Authenticate": 'Bearer realm="leaveapi", error="invalid_token"' });
+  json(
+    401,
+    { error: "invalid_token", error_description: "The access token is unknown, expired or revoked." },
+    { "WWW-Authenticate": 'Bearer realm="leaveapi", error="invalid_token"' },
+  );
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -77,7 +81,9 @@ describe("tokens", () => {
       respond: oneEmployee,
       tokenResponse: () => json(401, { error: "invalid_client", error_description: "Client authentication failed." }),
     });
-    const error = await clientFor(api).getEmployee(EMPLOYEE_ID).catch((e: unknown) => e);
+    const error = await clientFor(api)
+      .getEmployee(EMPLOYEE_ID)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaveApiError);
     expect(error).toMatchObject({ status: 401, error: "invalid_client", error_description: "Client authentication failed." });
     expect(api.dataCalls).toHaveLength(0);
@@ -109,7 +115,9 @@ describe("401 on a data call", () => {
 
   test("a second 401 is thrown, not retried again", async () => {
     const api = fakeApi({ respond: invalidToken });
-    const error = await clientFor(api).getEmployee(EMPLOYEE_ID).catch((e: unknown) => e);
+    const error = await clientFor(api)
+      .getEmployee(EMPLOYEE_ID)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaveApiError);
     expect(error).toMatchObject({ status: 401, error: "invalid_token" });
     expect(api.dataCalls).toHaveLength(2);
@@ -137,7 +145,9 @@ describe("429 and 503", () => {
     let n = 0;
     const api = fakeApi({
       respond: (_call, self) =>
-        ++n === 1 ? json(503, { error: "temporarily_unavailable", error_description: "x" }, { "Retry-After": new Date(self.now() + 12_000).toUTCString() }) : oneEmployee(),
+        ++n === 1
+          ? json(503, { error: "temporarily_unavailable", error_description: "x" }, { "Retry-After": new Date(self.now() + 12_000).toUTCString() })
+          : oneEmployee(),
     });
     await clientFor(api).getEmployee(EMPLOYEE_ID);
     expect(api.slept).toHaveLength(1);
@@ -147,7 +157,9 @@ describe("429 and 503", () => {
 
   test("are retried at most three times, then thrown as a LeaveApiError", async () => {
     const api = fakeApi({ respond: () => json(429, { error: "too_many_requests", error_description: "Slow down." }, { "Retry-After": "2" }) });
-    const error = await clientFor(api).getEmployee(EMPLOYEE_ID).catch((e: unknown) => e);
+    const error = await clientFor(api)
+      .getEmployee(EMPLOYEE_ID)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaveApiError);
     expect(error).toMatchObject({ status: 429, error: "too_many_requests", retryAfter: 2 });
     expect(api.dataCalls).toHaveLength(4);
@@ -156,7 +168,9 @@ describe("429 and 503", () => {
 
   test("a wait longer than the cap fails at once, naming the wait", async () => {
     const api = fakeApi({ respond: () => json(429, { error: "too_many_requests", error_description: "Slow down." }, { "Retry-After": "600" }) });
-    const error = await clientFor(api, { retry: { maxRetryDelayMs: 30_000 } }).getEmployee(EMPLOYEE_ID).catch((e: unknown) => e);
+    const error = await clientFor(api, { retry: { maxRetryDelayMs: 30_000 } })
+      .getEmployee(EMPLOYEE_ID)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, retryAfter: 600 });
     expect(api.slept).toEqual([]);
     expect(api.dataCalls).toHaveLength(1);
@@ -176,7 +190,12 @@ describe("429 and 503", () => {
 describe("errors", () => {
   test("carry status, error, error_description, param and the request id", async () => {
     const api = fakeApi({
-      respond: () => json(400, { error: "invalid_request", error_description: "'limit' must be a whole number from 1 to 500.", param: "limit" }, { "X-Request-Id": "req-1" }),
+      respond: () =>
+        json(
+          400,
+          { error: "invalid_request", error_description: "'limit' must be a whole number from 1 to 500.", param: "limit" },
+          { "X-Request-Id": "req-1" },
+        ),
     });
     const error = (await collect(clientFor(api).employees({ limit: 0 })).catch((e: unknown) => e)) as LeaveApiError;
     expect(error).toBeInstanceOf(LeaveApiError);
@@ -192,7 +211,11 @@ describe("errors", () => {
 
   test("a body that is not the API's error, or no answer at all, is still a LeaveApiError", async () => {
     const proxyPage = fakeApi({ respond: () => new Response("<html>Bad gateway</html>", { status: 502 }) });
-    expect(await clientFor(proxyPage).getEmployee(EMPLOYEE_ID).catch((e: unknown) => e)).toMatchObject({ status: 502, error: "unexpected_response" });
+    expect(
+      await clientFor(proxyPage)
+        .getEmployee(EMPLOYEE_ID)
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 502, error: "unexpected_response" });
     const refused = createClient({ ...CREDENTIALS, fetch: () => Promise.reject(new TypeError("connection refused")) });
     expect(await refused.getEmployee(EMPLOYEE_ID).catch((e: unknown) => e)).toMatchObject({ status: 0, error: "network_error" });
   });

@@ -169,7 +169,10 @@ describe("leaveapi demo", () => {
       expect(human.stdout).toContain(`curl -s -u '${clientId}:${secret}' -d grant_type=client_credentials http://127.0.0.1:8080/v1/oauth/token`);
       expect(human.stdout).toContain("shown only now");
       const orgs = await runJson<{ id: string; name: string; api_enabled: boolean }[]>([...db, "org", "list"]);
-      expect(orgs.map((o) => [o.name, o.api_enabled])).toEqual([["Demo Ltd", true], ["Demo Ltd", true]]);
+      expect(orgs.map((o) => [o.name, o.api_enabled])).toEqual([
+        ["Demo Ltd", true],
+        ["Demo Ltd", true],
+      ]);
       expect(orgs.map((o) => o.id)).toContain(first.organisation_id as string);
       const extra = await runCli([...db, "demo", "--seed", "1"]);
       expect(extra.code).toBe(2);

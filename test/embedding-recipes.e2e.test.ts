@@ -140,7 +140,11 @@ describe("the Node recipes, on Postgres, with node", () => {
   afterAll(() => seeded.store.close());
 
   /** Runs `node examples/<file>` on the seeded database, checks it, and stops it. */
-  async function runNodeRecipe(file: string, env: Record<string, string> = {}, more?: (recipe: Recipe, credentials: { clientId: string; secret: string }) => Promise<void>) {
+  async function runNodeRecipe(
+    file: string,
+    env: Record<string, string> = {},
+    more?: (recipe: Recipe, credentials: { clientId: string; secret: string }) => Promise<void>,
+  ) {
     const credentials = await newCredentials(seeded.store, seeded.organisationId);
     const recipe = await startRecipe(["node", `examples/${file}`, "0"], { DATABASE_URL: seeded.databaseUrl, ...env });
     try {
@@ -155,13 +159,25 @@ describe("the Node recipes, on Postgres, with node", () => {
 
   test("Express 5, mounted under /hr-api, with its body parsers after the mount", () => runNodeRecipe("express.mjs"), 30_000);
 
-  test("Express 5 with express.json(), urlencoded(), text() and raw() before the mount: the token endpoint still gets its form", () =>
-    runNodeRecipe("express.mjs", { BODY_PARSERS_FIRST: "1" }, async (recipe, credentials) => {
-      // Credentials in the form body: the token endpoint sees every field express.urlencoded() parsed.
-      const form = new URLSearchParams({ grant_type: "client_credentials", client_id: credentials.clientId, client_secret: credentials.secret, scope: "leave:read employees:read" });
-      const tokenRes = await fetch(`${recipe.url}/hr-api/v1/oauth/token`, { method: "POST", body: form });
-      expect({ status: tokenRes.status, scope: ((await tokenRes.json()) as { scope: string }).scope }).toEqual({ status: 200, scope: "employees:read leave:read" });
-    }), 30_000);
+  test(
+    "Express 5 with express.json(), urlencoded(), text() and raw() before the mount: the token endpoint still gets its form",
+    () =>
+      runNodeRecipe("express.mjs", { BODY_PARSERS_FIRST: "1" }, async (recipe, credentials) => {
+        // Credentials in the form body: the token endpoint sees every field express.urlencoded() parsed.
+        const form = new URLSearchParams({
+          grant_type: "client_credentials",
+          client_id: credentials.clientId,
+          client_secret: credentials.secret,
+          scope: "leave:read employees:read",
+        });
+        const tokenRes = await fetch(`${recipe.url}/hr-api/v1/oauth/token`, { method: "POST", body: form });
+        expect({ status: tokenRes.status, scope: ((await tokenRes.json()) as { scope: string }).scope }).toEqual({
+          status: 200,
+          scope: "employees:read leave:read",
+        });
+      }),
+    30_000,
+  );
 
   test("Hono on @hono/node-server", () => runNodeRecipe("hono-node.mjs"), 30_000);
 
@@ -221,9 +237,14 @@ describe("the docs quote the recipes as they are", () => {
     // A link to examples/<file>, then the next fenced block, unless another such link, another block or a heading comes first.
     const quotes = [...doc.matchAll(/\(\.\.\/(examples\/[\w-]+\.(?:ts|mjs))\)(?:(?!\(\.\.\/examples\/|```|\n#)[\s\S])*```(?:ts|js)\n([\s\S]*?)```/g)];
     const quoted = new Set(quotes.map(([, file]) => file));
-    expect([...quoted].sort()).toEqual(
-      ["examples/bun-embed.ts", "examples/deno-serve.ts", "examples/express.mjs", "examples/fastify.mjs", "examples/hono-node.mjs", "examples/node-http.mjs"],
-    );
+    expect([...quoted].sort()).toEqual([
+      "examples/bun-embed.ts",
+      "examples/deno-serve.ts",
+      "examples/express.mjs",
+      "examples/fastify.mjs",
+      "examples/hono-node.mjs",
+      "examples/node-http.mjs",
+    ]);
     for (const [, file, block] of quotes) {
       const source = read(file!);
       let from = 0;

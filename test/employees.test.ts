@@ -5,19 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { authorisedOrganisation, employee, seed } from "./support.ts";
-import {
-  DATE,
-  DATE_TIME,
-  ONE_SECOND,
-  UUID_LOWER,
-  expectError,
-  freshWorld,
-  ok,
-  softDelete,
-  walkPages,
-  type EmployeeJson,
-  type Page,
-} from "./data-fixtures.ts";
+import { DATE, DATE_TIME, ONE_SECOND, UUID_LOWER, expectError, freshWorld, ok, softDelete, walkPages, type EmployeeJson, type Page } from "./data-fixtures.ts";
 
 const EMPLOYEE_FIELDS = [
   "department",

@@ -96,7 +96,9 @@ export function writeEmployees(file: string, prefix: string, rows: number): void
   const lines: string[] = [];
   for (let i = 1; i <= rows; i++) {
     const n = String(i).padStart(6, "0");
-    lines.push(`{"external_id":"${prefix}-${n}","first_name":"First ${n}","last_name":"Last ${n}","job_title":"Clerk","department":"Operations","status":"active","start_date":"2024-01-15","holiday_calendar":"GB-ENG"}`);
+    lines.push(
+      `{"external_id":"${prefix}-${n}","first_name":"First ${n}","last_name":"Last ${n}","job_title":"Clerk","department":"Operations","status":"active","start_date":"2024-01-15","holiday_calendar":"GB-ENG"}`,
+    );
   }
   writeFileSync(file, `${lines.join("\n")}\n`);
 }

@@ -13,7 +13,17 @@ import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, runCli, runJson, scratchDir, startServer } from "./cli-harness.ts";
 import { fetchToken, type Provisioned } from "./serve-fixture.ts";
-import { commandForNobody, countImported, IS_ROOT, isOneClearLine, mountTmpfs, readOnlyView, runLimitedCli, snapshotTables, writeEmployees } from "./fault-helpers.ts";
+import {
+  commandForNobody,
+  countImported,
+  IS_ROOT,
+  isOneClearLine,
+  mountTmpfs,
+  readOnlyView,
+  runLimitedCli,
+  snapshotTables,
+  writeEmployees,
+} from "./fault-helpers.ts";
 
 const EXAMPLES = join(import.meta.dir, "../examples/import");
 const cleanups: (() => void)[] = [];

@@ -36,7 +36,8 @@ afterAll(async () => {
   scratch.dispose();
 });
 
-const fetchCli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(["fetch", "--url", server.baseUrl, ...args], { env: { ...env, ...extraEnv } });
+const fetchCli = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runCli(["fetch", "--url", server.baseUrl, ...args], { env: { ...env, ...extraEnv } });
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -44,7 +45,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const jsonLines = (text: string): unknown[] => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as unknown);
+const jsonLines = (text: string): unknown[] =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as unknown);
 
 describe("leaveapi fetch", () => {
   test("writes every employee as JSON Lines, paging through, exactly as the API returns them", async () => {
@@ -64,7 +69,13 @@ describe("leaveapi fetch", () => {
     const bookings = await collect(api.leaveRequests({ from: "2026-01-01", to: "2026-12-31" }));
     expect(rows.map((r) => r.id)).toEqual(bookings.map((b) => b.id));
     expect(Object.keys(rows[0]!)).toContain("leave_type_is_paid");
-    expect(rows[0]).toMatchObject({ leave_type_name: "Annual leave", leave_type_category: "annual", leave_type_is_paid: "true", start_half_period: "", days: String(bookings[0]!.days) });
+    expect(rows[0]).toMatchObject({
+      leave_type_name: "Annual leave",
+      leave_type_category: "annual",
+      leave_type_is_paid: "true",
+      start_half_period: "",
+      days: String(bookings[0]!.days),
+    });
     const again = await runJson<{ unchanged: number; updated: number }>([...db, "import", "--org", orgId, "--kind", "leave", output]);
     expect(again).toMatchObject({ unchanged: 4, updated: 0 });
 
@@ -82,7 +93,10 @@ describe("leaveapi fetch", () => {
     expect(jsonLines(readFileSync(output, "utf8"))).toHaveLength(3);
 
     const changed = join(scratch.dir, "change.jsonl");
-    writeFileSync(changed, `${JSON.stringify({ external_id: "E002", first_name: "Grace", last_name: "Hopper", preferred_name: "Amazing Grace", job_title: "Rear Admiral", department: "Research", status: "active", start_date: "2019-03-11", leaving_date: null, holiday_calendar: "GB-SCT" })}\n`);
+    writeFileSync(
+      changed,
+      `${JSON.stringify({ external_id: "E002", first_name: "Grace", last_name: "Hopper", preferred_name: "Amazing Grace", job_title: "Rear Admiral", department: "Research", status: "active", start_date: "2019-03-11", leaving_date: null, holiday_calendar: "GB-SCT" })}\n`,
+    );
     expect(await runJson([...db, "import", "--org", orgId, "--kind", "employees", changed])).toMatchObject({ updated: 1 });
 
     const second = await fetchCli(["employees", "--state", state, "--skew", "0", "--output", output, "--json"]);
@@ -96,21 +110,47 @@ describe("leaveapi fetch", () => {
   }, 30_000);
 
   test("holidays, with a warning when the secret is on the command line", async () => {
-    const result = await runCli(["fetch", "--url", server.baseUrl, "--client-id", env.LEAVEAPI_CLIENT_ID!, "--client-secret", env.LEAVEAPI_CLIENT_SECRET!, "holidays", "--from", "2026-12-24", "--to", "2026-12-26", "--type", "company"]);
+    const result = await runCli([
+      "fetch",
+      "--url",
+      server.baseUrl,
+      "--client-id",
+      env.LEAVEAPI_CLIENT_ID!,
+      "--client-secret",
+      env.LEAVEAPI_CLIENT_SECRET!,
+      "holidays",
+      "--from",
+      "2026-12-24",
+      "--to",
+      "2026-12-26",
+      "--type",
+      "company",
+    ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/warning: a secret given as --client-secret shows in `ps`/);
     expect(jsonLines(result.stdout)).toMatchObject([{ name: "Christmas Eve closure", type: "company" }]);
   }, 30_000);
 
   test("bad usage exits 2 with the usage", async () => {
-    for (const args of [[], ["payroll"], ["employees", "--from", "2026-01-01"], ["leave", "--from", "2026-01-01"], ["holidays", "--from", "2026-01-01", "--to", "2026-01-31", "--state", "x.json"], ["employees", "--bogus"], ["employees", "--limit", "0"], ["employees", "--format", "xml"]]) {
+    for (const args of [
+      [],
+      ["payroll"],
+      ["employees", "--from", "2026-01-01"],
+      ["leave", "--from", "2026-01-01"],
+      ["holidays", "--from", "2026-01-01", "--to", "2026-01-31", "--state", "x.json"],
+      ["employees", "--bogus"],
+      ["employees", "--limit", "0"],
+      ["employees", "--format", "xml"],
+    ]) {
       const result = await fetchCli(args);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^leaveapi: .*\nusage: leaveapi fetch/);
     }
     const noUrl = await runCli(["fetch", "employees"], { env });
     expect(noUrl.code).toBe(2);
-    const noSecret = await runCli(["fetch", "--url", server.baseUrl, "employees"], { env: { LEAVEAPI_CLIENT_ID: env.LEAVEAPI_CLIENT_ID!, LEAVEAPI_CLIENT_SECRET: "" } });
+    const noSecret = await runCli(["fetch", "--url", server.baseUrl, "employees"], {
+      env: { LEAVEAPI_CLIENT_ID: env.LEAVEAPI_CLIENT_ID!, LEAVEAPI_CLIENT_SECRET: "" },
+    });
     expect(noSecret.code).toBe(2);
   }, 30_000);
 
@@ -140,7 +180,16 @@ describe("leaveapi fetch", () => {
       start_date: "2026-01-05",
       holiday_calendar: "GB-ENG",
     };
-    const plain = { external_id: "F2", first_name: "Ada", last_name: "'t Hooft", preferred_name: "'=already quoted", job_title: "A-Team lead", department: "R&D", status: "active", start_date: "2026-02-01" };
+    const plain = {
+      external_id: "F2",
+      first_name: "Ada",
+      last_name: "'t Hooft",
+      preferred_name: "'=already quoted",
+      job_title: "A-Team lead",
+      department: "R&D",
+      status: "active",
+      start_date: "2026-02-01",
+    };
     const source = join(scratch.dir, "formulas.jsonl");
     writeFileSync(source, `${JSON.stringify(hostile)}\n${JSON.stringify(plain)}\n`);
     await runJson([...db, "import", "--org", other, "--kind", "employees", source]);

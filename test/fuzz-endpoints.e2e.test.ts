@@ -12,7 +12,18 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
-import { authorisedOrganisation, BASE, booking, createClient, createOrganisation, createWorld, employee, requestToken, seed, type TestWorld } from "./support.ts";
+import {
+  authorisedOrganisation,
+  BASE,
+  booking,
+  createClient,
+  createOrganisation,
+  createWorld,
+  employee,
+  requestToken,
+  seed,
+  type TestWorld,
+} from "./support.ts";
 import { bearerHeader, methodArb, pathArb, queryString, requestIdArb, type FuzzFixtures } from "./fuzz-arbitraries.ts";
 import { holdsSecretMarker } from "../lib/url-credentials.ts";
 import { expectedData, expectedToken, type ClientFacts, type Expected, type OracleFacts } from "./fuzz-oracle.ts";
@@ -34,12 +45,16 @@ async function check<T>(property: fc.IAsyncPropertyWithHooks<T>, numRuns: number
   casesRun += details.numRuns;
   if (details.failed) {
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new Error(`${fc.defaultReportMessage(details)}\n${cause}\nReplay: FUZZ_SEED=${SEED} bun test test/fuzz-endpoints.e2e.test.ts (fast-check path ${details.counterexamplePath})`);
+    throw new Error(
+      `${fc.defaultReportMessage(details)}\n${cause}\nReplay: FUZZ_SEED=${SEED} bun test test/fuzz-endpoints.e2e.test.ts (fast-check path ${details.counterexamplePath})`,
+    );
   }
 }
 
 function fail(what: string, req: Request, expected: Expected, res: Response, body: unknown): never {
-  throw new Error(`${what}\n  ${req.method} ${req.url}\n  authorization: ${JSON.stringify(req.headers.get("authorization"))}\n  expected ${JSON.stringify(expected)}\n  got ${res.status} ${JSON.stringify(body)} ${JSON.stringify([...res.headers])}`);
+  throw new Error(
+    `${what}\n  ${req.method} ${req.url}\n  authorization: ${JSON.stringify(req.headers.get("authorization"))}\n  expected ${JSON.stringify(expected)}\n  got ${res.status} ${JSON.stringify(body)} ${JSON.stringify([...res.headers])}`,
+  );
 }
 
 /** Everything an answer must satisfy beyond its status: the error bodies and headers of docs/api.md. */
@@ -95,7 +110,8 @@ async function dataWorld(): Promise<{ world: TestWorld; fixtures: FuzzFixtures; 
     const client = await createClient(world, organisationId, scopes);
     return { client, token: (await requestToken(world, client)).body.access_token as string };
   };
-  for (const scopes of [["employees:read"], ["leave:read", "holidays:read"]] as Scope[][]) tokens.set((await mint(own.organisationId, scopes)).token, { live: true, scopes });
+  for (const scopes of [["employees:read"], ["leave:read", "holidays:read"]] as Scope[][])
+    tokens.set((await mint(own.organisationId, scopes)).token, { live: true, scopes });
   const started = world.clock.now();
   world.clock.set(started - 2 * 3600_000);
   tokens.set((await mint(own.organisationId, [...ALL_SCOPES])).token, { live: false, scopes: ALL_SCOPES });
@@ -134,17 +150,26 @@ const paddingArb = fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight:
 
 test(`every path, method, query and Authorization header: the status docs/api.md lists, never a 5xx (${DATA_RUNS} cases)`, async () => {
   const { world, fixtures, facts } = await dataWorld();
-  const property = fc.asyncProperty(methodArb, pathArb(fixtures), queryString(fixtures), bearerHeader(fixtures), requestIdArb, paddingArb, async (method, path, query, authorization, requestId, padding) => {
-    const headers = new Headers();
-    if (authorization !== null) headers.set("Authorization", authorization);
-    if (requestId !== null) headers.set("X-Request-Id", requestId);
-    if (padding > 0) headers.set("X-Padding", "p".repeat(padding));
-    const req = new Request(`${BASE}${path}${query === "" ? "" : `?${query}`}`, { method, headers });
-    const expected = expectedData(req, facts);
-    const res = await world.handler(req.clone(), { remoteAddress: "127.0.0.1" });
-    const body = await checkAnswer(req, res, expected);
-    if (res.status === 200 && body && /^\/v1\/(employees|leave-requests|holidays)/.test(new URL(req.url).pathname) && !("data" in body)) fail("a 200 without data", req, expected, res, body);
-  });
+  const property = fc.asyncProperty(
+    methodArb,
+    pathArb(fixtures),
+    queryString(fixtures),
+    bearerHeader(fixtures),
+    requestIdArb,
+    paddingArb,
+    async (method, path, query, authorization, requestId, padding) => {
+      const headers = new Headers();
+      if (authorization !== null) headers.set("Authorization", authorization);
+      if (requestId !== null) headers.set("X-Request-Id", requestId);
+      if (padding > 0) headers.set("X-Padding", "p".repeat(padding));
+      const req = new Request(`${BASE}${path}${query === "" ? "" : `?${query}`}`, { method, headers });
+      const expected = expectedData(req, facts);
+      const res = await world.handler(req.clone(), { remoteAddress: "127.0.0.1" });
+      const body = await checkAnswer(req, res, expected);
+      if (res.status === 200 && body && /^\/v1\/(employees|leave-requests|holidays)/.test(new URL(req.url).pathname) && !("data" in body))
+        fail("a 200 without data", req, expected, res, body);
+    },
+  );
   await check(property, DATA_RUNS);
 }, 120_000);
 
@@ -176,8 +201,15 @@ test(`token requests of every body, content type and Authorization: the status d
     const res = await world.handler(req.clone(), { remoteAddress: "127.0.0.1" });
     const body = await checkAnswer(req, res, expected);
     if (expected.status === 200) {
-      const keys = Object.keys(body ?? {}).sort().join(",");
-      const ok = keys === "access_token,expires_in,scope,token_type" && /^svct_[A-Za-z0-9_-]{43}$/.test(String(body?.access_token)) && body?.token_type === "Bearer" && body?.expires_in === 3600 && body?.scope === expected.scope;
+      const keys = Object.keys(body ?? {})
+        .sort()
+        .join(",");
+      const ok =
+        keys === "access_token,expires_in,scope,token_type" &&
+        /^svct_[A-Za-z0-9_-]{43}$/.test(String(body?.access_token)) &&
+        body?.token_type === "Bearer" &&
+        body?.expires_in === 3600 &&
+        body?.scope === expected.scope;
       if (!ok) fail("not the token response §2 describes", req, expected, res, body);
     }
   });

@@ -191,7 +191,9 @@ function expectedParams(route: Route, url: URL, facts: OracleFacts): Expected | 
 function cursorFits(cursor: CursorFacts | undefined, route: Route, q: Record<string, string>): boolean {
   if (!cursor) return false;
   if (cursor.endpoint === "employees") return route === "employees" && q.status === undefined && q.updated_since === undefined;
-  return route === "leave" && q.from === cursor.from && q.to === cursor.to && q.status === undefined && q.employee_id === undefined && q.updated_since === undefined;
+  return (
+    route === "leave" && q.from === cursor.from && q.to === cursor.to && q.status === undefined && q.employee_id === undefined && q.updated_since === undefined
+  );
 }
 
 /** What any request to any path must get, the token endpoint's POSTs with a body aside (expectedToken). */
@@ -264,11 +266,15 @@ export function expectedToken(req: Request, body: Uint8Array, basic: BasicMeanin
   const repeated = PROTOCOL.filter((p) => (form.get(p)?.length ?? 0) > 1);
   if (repeated.length > 0) return error(400, "invalid_request", { params: repeated });
   const one = (p: string) => (form.get(p)?.[0] === "" ? undefined : form.get(p)?.[0]);
-  if (basic.kind !== "none" && (one("client_secret") !== undefined || (basic.kind === "basic" && one("client_id") !== undefined && one("client_id") !== basic.id))) {
+  if (
+    basic.kind !== "none" &&
+    (one("client_secret") !== undefined || (basic.kind === "basic" && one("client_id") !== undefined && one("client_id") !== basic.id))
+  ) {
     return base;
   }
   if (one("grant_type") === undefined) return error(400, "invalid_request", { params: ["grant_type"] });
-  const [id, secret] = basic.kind === "basic" ? [basic.id, basic.secret] : basic.kind === "none" ? [one("client_id"), one("client_secret")] : [undefined, undefined];
+  const [id, secret] =
+    basic.kind === "basic" ? [basic.id, basic.secret] : basic.kind === "none" ? [one("client_id"), one("client_secret")] : [undefined, undefined];
   const client = id === undefined ? undefined : clients.get(id);
   if (!client || secret === undefined || secret !== client.secret || client.revoked) {
     return error(401, "invalid_client", { challenge: 'Basic realm="leaveapi"' });

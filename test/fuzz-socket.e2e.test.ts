@@ -30,7 +30,9 @@ beforeAll(async () => {
   server = await startServer(p.db, { env: { NODE_ENV: "development", LOG_FORMAT: "json", LOG_LEVEL: "info" } });
   port = Number(new URL(server.baseUrl).port);
   const token = await fetchToken(server.baseUrl, p);
-  const employees = (await (await fetch(`${server.baseUrl}/v1/employees?limit=1`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { data: { id: string }[] };
+  const employees = (await (await fetch(`${server.baseUrl}/v1/employees?limit=1`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+    data: { id: string }[];
+  };
   fixtures = { clientId: p.clientId, clientSecret: p.clientSecret, token, employeeId: employees.data[0]!.id };
 }, 60_000);
 afterAll(() => p.dispose());
@@ -50,7 +52,13 @@ test("a malformed Host, with a secret in the URL, gets the JSON 400 and the usua
     for (const path of [`/v1/employees?client_secret=${p.clientSecret}`, `/v1/employees?access_token=${fixtures.token}`, "/metrics", "/healthz"]) {
       const answer = await send(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: host-${hosts.indexOf(host)}\r\n\r\n`);
       expect({ host, path, status: answer.status }).toEqual({ host, path, status: 400 });
-      for (const header of ["content-type: application/json", "cache-control: no-store", "x-content-type-options: nosniff", `x-request-id: host-${hosts.indexOf(host)}`]) expect(answer.head).toContain(header);
+      for (const header of [
+        "content-type: application/json",
+        "cache-control: no-store",
+        "x-content-type-options: nosniff",
+        `x-request-id: host-${hosts.indexOf(host)}`,
+      ])
+        expect(answer.head).toContain(header);
       expect(JSON.parse(answer.body)).toMatchObject({ error: "invalid_request" });
     }
   }
@@ -64,7 +72,11 @@ test("HTTP/1.0 without Host, and a CONNECT-style target, get the JSON 400; a pat
 });
 
 test("what Bun refuses or drops before our code runs, exactly as SECURITY.md lists it", async () => {
-  const bare = (status: number) => ({ status, head: `http/1.1 ${status} ${status === 400 ? "bad request" : status === 431 ? "request header fields too large" : "http version not supported"}\r\nconnection: close`, body: "" });
+  const bare = (status: number) => ({
+    status,
+    head: `http/1.1 ${status} ${status === 400 ? "bad request" : status === 431 ? "request header fields too large" : "http version not supported"}\r\nconnection: close`,
+    body: "",
+  });
   expect(await send("FOO /v1/employees HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
   expect(await send("get /v1/employees HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
   expect(await send("CONNECT ?x HTTP/1.1\r\nHost: x\r\n\r\n")).toEqual({ status: 0, head: "", body: "" });
@@ -81,8 +93,13 @@ test(`seeded raw-socket fuzz: our JSON or a listed Bun refusal, never a 5xx or a
     const replay = `FUZZ_SOCKET_SEED=${seed} FUZZ_SOCKET_CASES=${CASES} bun test test/fuzz-socket.e2e.test.ts`;
     const report = await runSocketFuzz(port, generateCases(seed, CASES, fixtures, port), { concurrency: 4, timeoutMs: CASE_TIMEOUT_MS, replay });
     ran += report.cases;
-    const statuses = [...report.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s || "closed"}×${n}`).join(" ");
-    console.log(`socket fuzz, seed ${seed}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun; statuses ${statuses}`);
+    const statuses = [...report.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s || "closed"}×${n}`)
+      .join(" ");
+    console.log(
+      `socket fuzz, seed ${seed}: ${report.cases} cases: ${report.outcomes.json} JSON answers, ${report.outcomes["bun-refusal"]} Bun refusals, ${report.outcomes.closed} connections closed by Bun; statuses ${statuses}`,
+    );
     expect(report.failures).toEqual([]);
     // The generator still reaches every kind of outcome and the main rows of docs/api.md, "Statuses and codes".
     expect(report.outcomes.json).toBeGreaterThan(report.cases / 2);

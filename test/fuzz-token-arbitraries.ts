@@ -38,15 +38,26 @@ const encodeWith = fc.constantFrom<(s: string) => string>(
 
 function formBody(clients: Map<string, ClientFacts>): fc.Arbitrary<string> {
   const ids = [...clients.keys()];
-  const credentialPair = fc.tuple(fc.constantFrom(...ids, UNKNOWN_ID, "svcc_bad", ""), fc.constantFrom("right", "wrong", "none", "empty")).map(([id, which]) => {
-    const secret = clients.get(id)?.secret ?? "svcs_x";
-    const pairs: [string, string][] = [["client_id", id]];
-    if (which === "right") pairs.push(["client_secret", secret]);
-    if (which === "wrong") pairs.push(["client_secret", `${secret}x`]);
-    if (which === "empty") pairs.push(["client_secret", ""]);
-    return pairs;
-  });
-  const grant = fc.constantFrom("client_credentials", "client_credentials", "client_credentials", "password", "", "CLIENT_CREDENTIALS", "client_credentials ", "authorization_code");
+  const credentialPair = fc
+    .tuple(fc.constantFrom(...ids, UNKNOWN_ID, "svcc_bad", ""), fc.constantFrom("right", "wrong", "none", "empty"))
+    .map(([id, which]) => {
+      const secret = clients.get(id)?.secret ?? "svcs_x";
+      const pairs: [string, string][] = [["client_id", id]];
+      if (which === "right") pairs.push(["client_secret", secret]);
+      if (which === "wrong") pairs.push(["client_secret", `${secret}x`]);
+      if (which === "empty") pairs.push(["client_secret", ""]);
+      return pairs;
+    });
+  const grant = fc.constantFrom(
+    "client_credentials",
+    "client_credentials",
+    "client_credentials",
+    "password",
+    "",
+    "CLIENT_CREDENTIALS",
+    "client_credentials ",
+    "authorization_code",
+  );
   const extra = fc.tuple(fc.oneof(fc.constantFrom("grant_type", "scope", "client_id", "client_secret", "audience", "resource", "x"), anyText(8)), anyText(20));
   return fc
     .record({
@@ -58,7 +69,12 @@ function formBody(clients: Map<string, ClientFacts>): fc.Arbitrary<string> {
       separator: fc.constantFrom("&", "&", "&&"),
     })
     .chain(({ grant: g, scope, credentials, extras, encode, separator }) => {
-      const pairs: [string, string][] = [...(g === null ? [] : [["grant_type", g] as [string, string]]), ...(scope === null ? [] : [["scope", scope] as [string, string]]), ...(credentials ?? []), ...extras];
+      const pairs: [string, string][] = [
+        ...(g === null ? [] : [["grant_type", g] as [string, string]]),
+        ...(scope === null ? [] : [["scope", scope] as [string, string]]),
+        ...(credentials ?? []),
+        ...extras,
+      ];
       return fc.shuffledSubarray(pairs, { minLength: pairs.length }).map((all) => all.map(([n, v]) => `${encode(n)}=${encode(v)}`).join(separator));
     });
 }
@@ -68,7 +84,12 @@ function bodyArb(clients: Map<string, ClientFacts>): fc.Arbitrary<Uint8Array<Arr
     { weight: 12, arbitrary: formBody(clients).map(utf8) },
     { weight: 1, arbitrary: anyText(60).map(utf8) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => new Uint8Array(b)) },
-    { weight: 1, arbitrary: fc.constantFrom("grant_type=client_credentials&x=%ZZ", "grant_type=%E0%A4", "grant_type=client_credentials&%C3%28=1", "=", "&&&", "grant_type").map(utf8) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("grant_type=client_credentials&x=%ZZ", "grant_type=%E0%A4", "grant_type=client_credentials&%C3%28=1", "=", "&&&", "grant_type")
+        .map(utf8),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 4000, max: 4200 }).map((n) => utf8(`grant_type=client_credentials&pad=${"a".repeat(n - 34)}`)) },
   );
 }
@@ -107,7 +128,18 @@ function authorizationArb(clients: Map<string, ClientFacts>): fc.Arbitrary<{ aut
     });
   const notBasic = fc
     .oneof(
-      fc.constantFrom("Basic", "Basic !!!!", `Basic ${btoa("no-colon")}`, `Basic ${btoa("svcc_x:%ZZ")}`, "Basic YWJj=", "Basic =", "Basic \u00ff\u00fe", `Bearer svct_${"A".repeat(43)}`, "Digest x", "Basicx YTpi"),
+      fc.constantFrom(
+        "Basic",
+        "Basic !!!!",
+        `Basic ${btoa("no-colon")}`,
+        `Basic ${btoa("svcc_x:%ZZ")}`,
+        "Basic YWJj=",
+        "Basic =",
+        "Basic \u00ff\u00fe",
+        `Bearer svct_${"A".repeat(43)}`,
+        "Digest x",
+        "Basicx YTpi",
+      ),
       fc.constantFrom(...ids).map((id) => `Basic ${btoa(`${id}:${clients.get(id)!.secret}`).replace(/=+$/, "")}=`),
       fc.constantFrom(...ids).map((id) => `Basic ${String.fromCharCode(...new TextEncoder().encode(`${id}:\u00e9`))}`),
       fc.constantFrom(...ids).map((id) => `Basic ${btoa(`${id}:`)}${"\u00e9"}`),
@@ -125,7 +157,10 @@ export function tokenCase(clients: Map<string, ClientFacts>): fc.Arbitrary<Token
   return fc
     .record({
       method: fc.oneof({ weight: 20, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: fc.constantFrom("GET", "PUT", "DELETE", "HEAD") }),
-      query: fc.oneof({ weight: 20, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("?", "?grant_type=client_credentials", "?x=1", "?client_secret=s", "?a=svcs_b") }),
+      query: fc.oneof(
+        { weight: 20, arbitrary: fc.constant("") },
+        { weight: 1, arbitrary: fc.constantFrom("?", "?grant_type=client_credentials", "?x=1", "?client_secret=s", "?a=svcs_b") },
+      ),
       contentType: contentTypeArb,
       body: bodyArb(clients),
       auth: authorizationArb(clients),

@@ -16,7 +16,12 @@ afterEach(async () => {
 describe("createHolidayWorker", () => {
   test("answers as the in-thread computation does", async () => {
     worker = createHolidayWorker();
-    for (const [calendar, year] of [["TW", 2026], ["DE-BY", 2027], ["GB-ENG", 1900], ["ZZ", 2026]] as const) {
+    for (const [calendar, year] of [
+      ["TW", 2026],
+      ["DE-BY", 2027],
+      ["GB-ENG", 1900],
+      ["ZZ", 2026],
+    ] as const) {
       expect(await worker.source(calendar, year)).toEqual(computePublicHolidays(calendar, year));
     }
   });

@@ -21,8 +21,26 @@ describe("public holidays of observed calendars", () => {
     const body = await ok<{ data: HolidayJson[] }>(await ctx.get(CHRISTMAS_WEEK));
     expect(Object.keys(body)).toEqual(["data"]);
     expect(body.data).toEqual([
-      { date: "2026-12-25", name: "Christmas Day", type: "public", calendar: "GB-ENG", applies_to: "calendar", deducts_from_leave: false, department: null, location: null },
-      { date: "2026-12-26", name: "Boxing Day", type: "public", calendar: "GB-ENG", applies_to: "calendar", deducts_from_leave: false, department: null, location: null },
+      {
+        date: "2026-12-25",
+        name: "Christmas Day",
+        type: "public",
+        calendar: "GB-ENG",
+        applies_to: "calendar",
+        deducts_from_leave: false,
+        department: null,
+        location: null,
+      },
+      {
+        date: "2026-12-26",
+        name: "Boxing Day",
+        type: "public",
+        calendar: "GB-ENG",
+        applies_to: "calendar",
+        deducts_from_leave: false,
+        department: null,
+        location: null,
+      },
       {
         date: "2026-12-28",
         name: "Boxing Day (substitute day)",
@@ -80,9 +98,36 @@ describe("company closures", () => {
     });
     // Nobody observes a calendar, so only closures come back.
     expect(await holidays(ctx.get, CHRISTMAS_WEEK)).toEqual([
-      { date: "2026-12-24", name: "Christmas Eve", type: "company", calendar: null, applies_to: "all", deducts_from_leave: true, department: null, location: null },
-      { date: "2026-12-29", name: "Stocktake", type: "company", calendar: null, applies_to: "department", deducts_from_leave: false, department: "Warehouse", location: null },
-      { date: "2026-12-30", name: "Office move", type: "company", calendar: null, applies_to: "location", deducts_from_leave: true, department: null, location: "Leeds" },
+      {
+        date: "2026-12-24",
+        name: "Christmas Eve",
+        type: "company",
+        calendar: null,
+        applies_to: "all",
+        deducts_from_leave: true,
+        department: null,
+        location: null,
+      },
+      {
+        date: "2026-12-29",
+        name: "Stocktake",
+        type: "company",
+        calendar: null,
+        applies_to: "department",
+        deducts_from_leave: false,
+        department: "Warehouse",
+        location: null,
+      },
+      {
+        date: "2026-12-30",
+        name: "Office move",
+        type: "company",
+        calendar: null,
+        applies_to: "location",
+        deducts_from_leave: true,
+        department: null,
+        location: "Leeds",
+      },
     ]);
   });
 

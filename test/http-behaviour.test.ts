@@ -73,7 +73,14 @@ describe("HEAD", () => {
   test("answers like GET, without a body", async () => {
     const { world, token, organisationId } = await freshWorld();
     await seed(world, organisationId, { employees: [employee()] });
-    for (const [path, auth] of [["/v1/employees", true], [LEAVE, true], ["/v1/employees?limit=x", true], ["/v1/employees", false], ["/nope", false], ["/healthz", false]] as const) {
+    for (const [path, auth] of [
+      ["/v1/employees", true],
+      [LEAVE, true],
+      ["/v1/employees?limit=x", true],
+      ["/v1/employees", false],
+      ["/nope", false],
+      ["/healthz", false],
+    ] as const) {
       const headers: Record<string, string> = auth ? { Authorization: `Bearer ${token}` } : {};
       const get = await world.call(path, { headers });
       const head = await world.call(path, { method: "HEAD", headers });
@@ -96,7 +103,16 @@ describe("paths and methods", () => {
 
   test("an unknown path is 404 not_found", async () => {
     const { get } = await freshWorld();
-    for (const path of ["/v1/employee", "/v2/employees", "/", "/v1/employees/", "/healthz/", "/v1/oauth/token/", "/v1/employees/6f1c9d0e-4b7a-4c1e-9a53-2f8e1d0c7b6a/leave", "/V1/employees"]) {
+    for (const path of [
+      "/v1/employee",
+      "/v2/employees",
+      "/",
+      "/v1/employees/",
+      "/healthz/",
+      "/v1/oauth/token/",
+      "/v1/employees/6f1c9d0e-4b7a-4c1e-9a53-2f8e1d0c7b6a/leave",
+      "/V1/employees",
+    ]) {
       await expectError(await get(path), 404, "not_found");
     }
   });
@@ -124,7 +140,13 @@ describe("paths and methods", () => {
 describe("order of checks", () => {
   test("no token: bad parameters and bad ids are 401, not 400", async () => {
     const { world } = await freshWorld();
-    for (const path of ["/v1/employees?limit=abc", "/v1/employees?update_since=x", "/v1/employees/not-a-uuid", "/v1/leave-requests", "/v1/holidays?calendar=gb"]) {
+    for (const path of [
+      "/v1/employees?limit=abc",
+      "/v1/employees?update_since=x",
+      "/v1/employees/not-a-uuid",
+      "/v1/leave-requests",
+      "/v1/holidays?calendar=gb",
+    ]) {
       const res = await world.call(path);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="leaveapi"');
       await expectError(res, 401, "invalid_token");

@@ -34,7 +34,10 @@ describe("parseDate", () => {
     const dayText = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
     for (let day = parseDate("1999-01-01")!; day <= parseDate("2101-12-31")!; day++) expect(parseDate(dayText(day))).toBe(day);
     const [first, last] = [parseDateWithDate("0001-01-01")!, parseDateWithDate("9999-12-31")!];
-    fc.assert(fc.property(fc.integer({ min: first, max: last }), (day) => parseDate(dayText(day)) === day), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.integer({ min: first, max: last }), (day) => parseDate(dayText(day)) === day),
+      { numRuns: 20_000 },
+    );
     for (const year of [0, 1, 4, 100, 400, 1900, 2000, 2024, 2100, 9999]) {
       for (let month = 0; month <= 13; month++) {
         for (let day = 0; day <= 32; day++) {
@@ -66,7 +69,15 @@ describe("parseInstantCeil", () => {
   });
 
   test("refuses out-of-range fields in the fast form too", () => {
-    for (const text of ["2024-03-28T24:00:00.000Z", "2024-03-28T23:60:00.000Z", "2024-03-28T23:59:61.000Z", "2023-02-29T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "2024-03-28T0a:00:00.000Z", "2024-03-28T00:00:00.-00Z"]) {
+    for (const text of [
+      "2024-03-28T24:00:00.000Z",
+      "2024-03-28T23:60:00.000Z",
+      "2024-03-28T23:59:61.000Z",
+      "2023-02-29T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z",
+      "2024-03-28T0a:00:00.000Z",
+      "2024-03-28T00:00:00.-00Z",
+    ]) {
       expect(parseInstantCeil(text)).toBeNull();
     }
     expect(parseInstantCeil("2024-03-28T23:59:60.000Z")).toBe(Date.UTC(2024, 2, 29));
@@ -76,7 +87,12 @@ describe("parseInstantCeil", () => {
 describe("uuidV5", () => {
   /** RFC 9562 UUIDv5, spelled out. */
   function uuidV5Plain(namespace: string, name: string): string {
-    const ns = Uint8Array.from(namespace.replaceAll("-", "").match(/../g)!.map((h) => parseInt(h, 16)));
+    const ns = Uint8Array.from(
+      namespace
+        .replaceAll("-", "")
+        .match(/../g)!
+        .map((h) => parseInt(h, 16)),
+    );
     const bytes = sha1(new Uint8Array([...ns, ...utf8(name)])).subarray(0, 16);
     bytes[6] = (bytes[6]! & 0x0f) | 0x50;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -95,7 +111,13 @@ describe("uuidV5", () => {
 describe("contentDigest", () => {
   /** The digest as first written: the entries, sorted by key, as JSON. */
   const digestPlain = (row: object) =>
-    sha256Hex(JSON.stringify(Object.entries(row).filter(([key]) => key !== "external_id").sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    sha256Hex(
+      JSON.stringify(
+        Object.entries(row)
+          .filter(([key]) => key !== "external_id")
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      ),
+    );
 
   test("keeps the bytes stored digests were made with, whatever the key order", () => {
     const value = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
@@ -125,7 +147,20 @@ describe("quickBookingFields", () => {
   };
   const fields = Object.keys(bookingFields.entries);
   const anyValue = fc.oneof(
-    fc.constantFrom(undefined, null, "", "am", "pm", "approved", "annual", "2026-03-02", "2026-02-30", "2026-02-01T09:30:00.000Z", "5a0c6f0e-1d2b-4c3a-8b7e-6f5d4c3b2a10", "not a uuid"),
+    fc.constantFrom(
+      undefined,
+      null,
+      "",
+      "am",
+      "pm",
+      "approved",
+      "annual",
+      "2026-03-02",
+      "2026-02-30",
+      "2026-02-01T09:30:00.000Z",
+      "5a0c6f0e-1d2b-4c3a-8b7e-6f5d4c3b2a10",
+      "not a uuid",
+    ),
     fc.boolean(),
     fc.integer({ min: -3, max: 3 }),
     fc.double(),

@@ -70,7 +70,10 @@ describe("input must be valid UTF-8", () => {
     const { run, employees } = await setup();
     const jsonl = tempFile("jsonl", joinBytes(utf8('{"external_id":"A"}\n'), latin1('{"external_id":"B","first_name":"Jos\xe9","status":"active"}\n')));
     expect(errorsOf(await run("employees", jsonl))).toEqual([`${jsonl}:1: status: is required`, `${jsonl}:2: ${NOT_UTF8}`]);
-    const array = tempFile("json", joinBytes(utf8('[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n'), latin1('    "first_name": "Jos\xe9"\n  }\n]\n')));
+    const array = tempFile(
+      "json",
+      joinBytes(utf8('[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n'), latin1('    "first_name": "Jos\xe9"\n  }\n]\n')),
+    );
     expect(errorsOf(await run("employees", array))).toEqual([`${array}:5: ${NOT_UTF8}`]);
     expect(await employees()).toEqual([]);
   });
@@ -131,14 +134,18 @@ describe("a line or record over 1 MiB is an error", () => {
     const exact = tempFile("csv", `external_id,status,first_name\n${row(MiB)}\n`);
     expect(errorsOf(await run("employees", exact))).toEqual([`${exact}:2: first_name: must be at most 255 characters, not 1,048,567`]);
     const over = tempFile("csv", `external_id,status,first_name\r\nB,active,Ada\r\n${row(MiB + 1)}\r\nC,active,Alan\r\n`);
-    expect(errorsOf(await run("employees", over))).toEqual([`${over}:3: row: is 1,048,577 bytes long; a line may be at most 1 MiB (1,048,576 bytes) (reading stopped at this line)`]);
+    expect(errorsOf(await run("employees", over))).toEqual([
+      `${over}:3: row: is 1,048,577 bytes long; a line may be at most 1 MiB (1,048,576 bytes) (reading stopped at this line)`,
+    ]);
   });
 
   test("a CSV record over 1 MiB on lines each under it stops reading at the line the record starts on", async () => {
     const { run } = await setup();
     const quoted = `"${Array.from({ length: 1100 }, () => "y".repeat(1000)).join("\r\n")}"`;
     const file = tempFile("csv", `external_id,status,job_title\r\nA,active,Clerk\r\n\r\nB,active,${quoted}\r\nC,active,Clerk\r\n`);
-    expect(errorsOf(await run("employees", file))).toEqual([`${file}:4: row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)`]);
+    expect(errorsOf(await run("employees", file))).toEqual([
+      `${file}:4: row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)`,
+    ]);
   });
 });
 
@@ -165,19 +172,34 @@ describe("a text field over 255 characters is an error", () => {
   test("bookings and closure days too: the leave type's name and the external ids, on the fast path as on the schema", async () => {
     const { run } = await setup();
     expect(await run("employees", tempFile("jsonl", '{"external_id":"E1","status":"active"}\n'))).toMatchObject({ ok: true });
-    const booking = { external_id: "B1", employee_external_id: "E1", leave_type: { name: "Annual", category: "annual", is_paid: true }, start_date: "2026-03-02", end_date: "2026-03-02", status: "approved" };
-    const leave = tempFile("jsonl", [
-      booking,
-      { ...booking, external_id: "B2", leave_type: { ...booking.leave_type, name: "n".repeat(256) } },
-      { ...booking, external_id: "B".repeat(256) },
-      { ...booking, external_id: "B4", employee_external_id: "E".repeat(256) },
-    ].map((r) => JSON.stringify(r)).join("\n"));
+    const booking = {
+      external_id: "B1",
+      employee_external_id: "E1",
+      leave_type: { name: "Annual", category: "annual", is_paid: true },
+      start_date: "2026-03-02",
+      end_date: "2026-03-02",
+      status: "approved",
+    };
+    const leave = tempFile(
+      "jsonl",
+      [
+        booking,
+        { ...booking, external_id: "B2", leave_type: { ...booking.leave_type, name: "n".repeat(256) } },
+        { ...booking, external_id: "B".repeat(256) },
+        { ...booking, external_id: "B4", employee_external_id: "E".repeat(256) },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
     expect(errorsOf(await run("leave", leave))).toEqual([
       `${leave}:2: leave_type.name: must be at most 255 characters, not 256`,
       `${leave}:3: external_id: must be at most 255 characters, not 256`,
       `${leave}:4: employee_external_id: must be at most 255 characters, not 256`,
     ]);
-    const holidays = tempFile("jsonl", `${JSON.stringify({ type: "company", date: "2026-12-24", name: "c".repeat(256) })}\n${JSON.stringify({ type: "company", date: "2026-12-24", name: "Closed", applies_to: "location", location: "l".repeat(256) })}\n`);
+    const holidays = tempFile(
+      "jsonl",
+      `${JSON.stringify({ type: "company", date: "2026-12-24", name: "c".repeat(256) })}\n${JSON.stringify({ type: "company", date: "2026-12-24", name: "Closed", applies_to: "location", location: "l".repeat(256) })}\n`,
+    );
     expect(errorsOf(await run("holidays", holidays))).toEqual([
       `${holidays}:1: name: must be at most 255 characters, not 256`,
       `${holidays}:2: location: must be at most 255 characters, not 256`,
@@ -249,11 +271,14 @@ describe("a huge line costs time and memory that do not follow its length", () =
     const peakRss = async (file: string) => {
       const report = join(dir, `rss-${++fileCount}`);
       const args = ["--db", db, "import", "--org", org, "--kind", "employees", file];
-      const proc = Bun.spawn([process.execPath, "--preload", join(import.meta.dir, "fixtures/peak-rss-preload.ts"), join(import.meta.dir, "../scripts/cli.ts"), ...args], {
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", PEAK_RSS_FILE: report },
-      });
+      const proc = Bun.spawn(
+        [process.execPath, "--preload", join(import.meta.dir, "fixtures/peak-rss-preload.ts"), join(import.meta.dir, "../scripts/cli.ts"), ...args],
+        {
+          stdout: "pipe",
+          stderr: "pipe",
+          env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", PEAK_RSS_FILE: report },
+        },
+      );
       const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
       return { code, stderr, rss: Number(readFileSync(report, "utf8")) };
     };
@@ -263,7 +288,9 @@ describe("a huge line costs time and memory that do not follow its length", () =
       code: 1,
       stderr: `${huge}:1: row: is ${LINE.toLocaleString("en")} bytes long; a line may be at most 1 MiB (1,048,576 bytes)\nleaveapi: import failed: 1 invalid row; nothing was written\n`,
     });
-    console.info(`peak RSS of leaveapi import: ${Math.round(base.rss / MiB)} MiB for a 2 MiB line, ${Math.round(result.rss / MiB)} MiB for a ${LINE_MB} MiB line`);
+    console.info(
+      `peak RSS of leaveapi import: ${Math.round(base.rss / MiB)} MiB for a 2 MiB line, ${Math.round(result.rss / MiB)} MiB for a ${LINE_MB} MiB line`,
+    );
     // Measured: about 20 MiB more (chunks read and awaiting collection); reading the line
     // whole took 15 times the line (issue 12), 750 MiB here.
     expect(result.rss - base.rss).toBeLessThan(LINE);

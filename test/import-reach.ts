@@ -167,4 +167,3 @@ export function reachScanner(target: Target) {
     export: exportReaches,
   };
 }
-

@@ -30,7 +30,10 @@ function tempFile(extension: string, text: string): string {
   return path;
 }
 const jsonl = (records: object[]) => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
-const bytes = (text: string) => () => (async function* () { yield new TextEncoder().encode(text); })();
+const bytes = (text: string) => () =>
+  (async function* () {
+    yield new TextEncoder().encode(text);
+  })();
 
 async function setup() {
   const world = await createWorld();
@@ -89,7 +92,10 @@ describe("formats", () => {
 
   test("a JSON array streams element by element with each element's starting line", async () => {
     const { world, org, run } = await setup();
-    const file = tempFile("json", '[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n    "status": "Active"\n  },\n  {"external_id": "C", "status": "active", "start_date": "2026-13-01"}\n]');
+    const file = tempFile(
+      "json",
+      '[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n    "status": "Active"\n  },\n  {"external_id": "C", "status": "active", "start_date": "2026-13-01"}\n]',
+    );
     const outcome = await run("employees", file);
     expect(outcome).toEqual({
       ok: false,
@@ -107,7 +113,10 @@ describe("formats", () => {
     const open = tempFile("json", '[{"external_id": "A", "status": "active"}');
     expect(await run("employees", open)).toEqual({ ok: false, invalidRows: 0, errors: [`${open}: ends before the closing ']' of the array`] });
     const object = tempFile("json", '{"data": []}');
-    expect(await run("employees", object)).toMatchObject({ ok: false, errors: [expect.stringMatching(/^.*\.json: is not a JSON array of records: unexpected "\{" on line 1/)] });
+    expect(await run("employees", object)).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/^.*\.json: is not a JSON array of records: unexpected "\{" on line 1/)],
+    });
     const missing = join(dir, "missing.jsonl");
     expect(await run("employees", missing)).toEqual({ ok: false, invalidRows: 0, errors: [`${missing}: cannot read: no such file`] });
     const text = tempFile("txt", "");
@@ -133,7 +142,10 @@ describe("formats", () => {
     const { world, org, run } = await setup();
     expectOk(await run("employees", example("employees.csv")));
     const header = "external_id,employee_external_id,leave_type_name,leave_type_category,leave_type_is_paid,start_date,end_date,days,status";
-    const file = tempFile("csv", `${header}\nB1,E001,,Annual,yes,2026-03-02,2026-03-02,0.5,approved\nB2,E001,Annual leave,annual,False,2026-03-02,2026-03-03,,approved\n`);
+    const file = tempFile(
+      "csv",
+      `${header}\nB1,E001,,Annual,yes,2026-03-02,2026-03-02,0.5,approved\nB2,E001,Annual leave,annual,False,2026-03-02,2026-03-03,,approved\n`,
+    );
     const outcome = await run("leave", file);
     expect(outcome.ok ? [] : outcome.errors).toEqual([
       `${file}:2: leave_type_name: is required`,
@@ -155,11 +167,14 @@ describe("formats", () => {
 describe("all or nothing", () => {
   test("one bad row writes nothing and is named FILE:LINE: field", async () => {
     const { world, org, run } = await setup();
-    const file = tempFile("jsonl", jsonl([
-      { external_id: "A", status: "active" },
-      { external_id: "B", status: "active", holiday_calendar: "gb-eng" },
-      { external_id: "C", status: "active" },
-    ]));
+    const file = tempFile(
+      "jsonl",
+      jsonl([
+        { external_id: "A", status: "active" },
+        { external_id: "B", status: "active", holiday_calendar: "gb-eng" },
+        { external_id: "C", status: "active" },
+      ]),
+    );
     const outcome = await run("employees", file);
     expect(outcome).toEqual({
       ok: false,
@@ -203,7 +218,19 @@ describe("all or nothing", () => {
     const { world, org, run } = await setup();
     const typo = tempFile("jsonl", jsonl([{ external_id: "A", status: "active", frist_name: "Ada" }]));
     expect(await run("employees", typo)).toEqual({ ok: false, invalidRows: 1, errors: [`${typo}:1: frist_name: unknown field; did you mean first_name?`] });
-    const nested = tempFile("jsonl", jsonl([{ external_id: "L", employee_external_id: "A", leave_type: { name: "x", category: "annual", is_paid: true, is_payed: true }, start_date: "2026-01-05", end_date: "2026-01-05", status: "approved" }]));
+    const nested = tempFile(
+      "jsonl",
+      jsonl([
+        {
+          external_id: "L",
+          employee_external_id: "A",
+          leave_type: { name: "x", category: "annual", is_paid: true, is_payed: true },
+          start_date: "2026-01-05",
+          end_date: "2026-01-05",
+          status: "approved",
+        },
+      ]),
+    );
     expect(await run("leave", nested)).toMatchObject({ ok: false, errors: [`${nested}:1: leave_type.is_payed: unknown field; did you mean is_paid?`] });
     const exported = tempFile("jsonl", jsonl([{ external_id: "A", status: "active", updated_at: "2026-03-01T09:30:00.000Z" }]));
     expectOk(await run("employees", exported));
@@ -215,11 +242,28 @@ describe("all or nothing", () => {
     expectOk(await run("employees", tempFile("jsonl", jsonl([{ external_id: "GONE", status: "active" }]))));
     expectOk(await run("employees", tempFile("jsonl", jsonl([{ external_id: "GONE", deleted: true }]))));
     const someone = derivedId(org, "employee", "SOMEONE");
-    const file = tempFile("jsonl", jsonl([
-      { id: "L1", employee_external_id: "GONE" },
-      { external_id: "L1", employee_external_id: "GONE", leave_type: { name: "Annual leave", category: "annual", is_paid: true }, start_date: "2026-03-02", end_date: "2026-03-02", status: "approved" },
-      { external_id: "L2", employee_id: someone.toUpperCase(), leave_type: { name: "Annual leave", category: "annual", is_paid: true }, start_date: "2026-03-02", end_date: "2026-03-02", status: "approved" },
-    ]));
+    const file = tempFile(
+      "jsonl",
+      jsonl([
+        { id: "L1", employee_external_id: "GONE" },
+        {
+          external_id: "L1",
+          employee_external_id: "GONE",
+          leave_type: { name: "Annual leave", category: "annual", is_paid: true },
+          start_date: "2026-03-02",
+          end_date: "2026-03-02",
+          status: "approved",
+        },
+        {
+          external_id: "L2",
+          employee_id: someone.toUpperCase(),
+          leave_type: { name: "Annual leave", category: "annual", is_paid: true },
+          start_date: "2026-03-02",
+          end_date: "2026-03-02",
+          status: "approved",
+        },
+      ]),
+    );
     const outcome = await run("leave", file);
     expect(outcome.ok ? [] : outcome.errors).toEqual([
       `${file}:1: id: must be a UUID, not "L1"`,
@@ -292,16 +336,30 @@ describe("ids and updated_at", () => {
     const id = "5A0C6F0E-1D2B-4C3A-8B7E-6F5D4C3B2A10";
     expectOk(await run("holidays", tempFile("jsonl", jsonl([{ type: "company", id, date: "2026-08-14", name: "Summer closure" }]))));
     const company = () => listHolidays(world.store, org, { from: "2026-01-01", to: "2026-12-31", type: "company" });
-    expect(await company()).toEqual([{ date: "2026-08-14", name: "Summer closure", type: "company", calendar: null, applies_to: "all", deducts_from_leave: false, department: null, location: null }]);
+    expect(await company()).toEqual([
+      {
+        date: "2026-08-14",
+        name: "Summer closure",
+        type: "company",
+        calendar: null,
+        applies_to: "all",
+        deducts_from_leave: false,
+        department: null,
+        location: null,
+      },
+    ]);
     expectOk(await run("holidays", tempFile("jsonl", jsonl([{ type: "company", id: id.toLowerCase(), deleted: true }]))));
     expect(await company()).toEqual([]);
 
-    const file = tempFile("jsonl", jsonl([
-      { type: "company", date: "2026-08-14", name: "Closed", calendar: "GB-ENG", location: "Leeds" },
-      { type: "public", id, calendar: "GB-ENG", date: "2026-08-14", name: "Extra", applies_to: "all", department: "Sales" },
-      { type: "holiday", date: "2026-08-14" },
-      { type: "public", calendar: "GB-ENG", date: "2026-08-15" },
-    ]));
+    const file = tempFile(
+      "jsonl",
+      jsonl([
+        { type: "company", date: "2026-08-14", name: "Closed", calendar: "GB-ENG", location: "Leeds" },
+        { type: "public", id, calendar: "GB-ENG", date: "2026-08-14", name: "Extra", applies_to: "all", department: "Sales" },
+        { type: "holiday", date: "2026-08-14" },
+        { type: "public", calendar: "GB-ENG", date: "2026-08-15" },
+      ]),
+    );
     const outcome = await run("holidays", file);
     expect(outcome.ok ? [] : outcome.errors).toEqual([
       `${file}:1: calendar: must be null on a company closure day`,
@@ -319,7 +377,10 @@ describe("ids and updated_at", () => {
     expectOk(await run("employees", example("employees.jsonl")));
     const typeId = "0C1D2E3F-0000-4000-8000-000000000001";
     const file = (name: string) =>
-      tempFile("csv", `external_id,employee_external_id,leave_type_id,leave_type_name,leave_type_category,leave_type_is_paid,start_date,end_date,status\nB1,E001,${typeId},${name},annual,TRUE,2026-03-02,2026-03-03,approved\n`);
+      tempFile(
+        "csv",
+        `external_id,employee_external_id,leave_type_id,leave_type_name,leave_type_category,leave_type_is_paid,start_date,end_date,status\nB1,E001,${typeId},${name},annual,TRUE,2026-03-02,2026-03-03,approved\n`,
+      );
     expectOk(await run("leave", file("Holiday")));
     const t1 = world.clock.now();
     world.clock.advance(1000);
@@ -335,7 +396,17 @@ describe("ids and updated_at", () => {
     const { world, org, run } = await setup();
     await importExamples(run);
     world.clock.advance(1000);
-    const outcome = await run("leave", tempFile("jsonl", jsonl([{ external_id: "LV-1001", deleted: true }, { external_id: "LV-1001", deleted: true }, { external_id: "NEVER", deleted: true }])));
+    const outcome = await run(
+      "leave",
+      tempFile(
+        "jsonl",
+        jsonl([
+          { external_id: "LV-1001", deleted: true },
+          { external_id: "LV-1001", deleted: true },
+          { external_id: "NEVER", deleted: true },
+        ]),
+      ),
+    );
     expect(expectOk(outcome).counts).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 1 });
     expect((await leave(world, org)).map((b) => b.id)).not.toContain(derivedId(org, "leave", "LV-1001"));
     expect(await leave(world, org)).toHaveLength(3);
@@ -366,7 +437,8 @@ describe("large files", () => {
     status: "approved",
     ...extra,
   });
-  const allLeave = (world: TestWorld, org: string) => world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 5000 });
+  const allLeave = (world: TestWorld, org: string) =>
+    world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 5000 });
 
   test("a booking repeated, deleted and imported again batches later ends as its last row says", async () => {
     const { world, org, run } = await setup();
@@ -401,12 +473,33 @@ describe("days and holidays", () => {
     expect(of("LV-2001")).toBe(4); // Glasgow Fair Monday comes from the imported GB-SCT 2026 set
     expect(of("LV-3001")).toBe(5); // given in the file
 
-    const other = tempFile("jsonl", jsonl([
-      { external_id: "X1", employee_external_id: "E002", leave_type: { name: "Annual leave", category: "annual", is_paid: true }, start_date: "2026-06-12", end_date: "2026-06-12", status: "approved" },
-      { external_id: "X2", employee_external_id: "E001", leave_type: { name: "Annual leave", category: "annual", is_paid: true }, start_date: "2026-12-23", end_date: "2027-01-04", end_half_day: true, end_half_period: "am", status: "approved" },
-    ]));
+    const other = tempFile(
+      "jsonl",
+      jsonl([
+        {
+          external_id: "X1",
+          employee_external_id: "E002",
+          leave_type: { name: "Annual leave", category: "annual", is_paid: true },
+          start_date: "2026-06-12",
+          end_date: "2026-06-12",
+          status: "approved",
+        },
+        {
+          external_id: "X2",
+          employee_external_id: "E001",
+          leave_type: { name: "Annual leave", category: "annual", is_paid: true },
+          start_date: "2026-12-23",
+          end_date: "2027-01-04",
+          end_half_day: true,
+          end_half_period: "am",
+          status: "approved",
+        },
+      ]),
+    );
     expectOk(await run("leave", other));
-    const more = new Map((await world.store.listOverlappingLeave({ organisationId: org, from: "2026-06-01", to: "2027-01-31", limit: 50 })).map((b) => [b.id, b.days]));
+    const more = new Map(
+      (await world.store.listOverlappingLeave({ organisationId: org, from: "2026-06-01", to: "2027-01-31", limit: 50 })).map((b) => [b.id, b.days]),
+    );
     // The Engineering offsite does not apply to Research.
     expect(more.get(derivedId(org, "leave", "X1"))).toBe(1);
     // 23rd (1); 24th and 31st are closures; 25th, 28th and 1 Jan are bank holidays; 29th, 30th (2); 2nd Jan is a Saturday; 4th am (0.5).
@@ -431,7 +524,10 @@ describe("days and holidays", () => {
     expect(await scotland(other, 2026)).toEqual(shipped2026);
 
     // Every row of the set deleted: the override is gone and the shipped set is back.
-    const lines = readFileSync(example("holidays.jsonl"), "utf8").trim().split("\n").filter((l) => l.includes('"public"'));
+    const lines = readFileSync(example("holidays.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => l.includes('"public"'));
     const cleared = lines.map((l) => ({ ...JSON.parse(l), deleted: true }));
     expect(expectOk(await run("holidays", tempFile("jsonl", jsonl(cleared)))).counts).toEqual({ created: 0, updated: 0, unchanged: 0, deleted: 12 });
     expect(await scotland(org, 2026)).toEqual(shipped2026);
@@ -439,7 +535,10 @@ describe("days and holidays", () => {
 
   test("the same calendar and date twice in one file is an error on the later row", async () => {
     const { run } = await setup();
-    const file = tempFile("csv", "type,calendar,date,name,applies_to,department\npublic,GB-ENG,2026-01-01,New Year,,\ncompany,,2026-01-02,Closed,department,\npublic,GB-ENG,2026-01-01,New Year again,,\n");
+    const file = tempFile(
+      "csv",
+      "type,calendar,date,name,applies_to,department\npublic,GB-ENG,2026-01-01,New Year,,\ncompany,,2026-01-02,Closed,department,\npublic,GB-ENG,2026-01-01,New Year again,,\n",
+    );
     const outcome = await run("holidays", file);
     expect(outcome.ok ? [] : outcome.errors).toEqual([
       `${file}:3: department: is required when applies_to is department`,
@@ -456,7 +555,10 @@ describe("importRecords", () => {
       organisationId: org,
       kind: "employees",
       label: "memory",
-      records: [{ line: 10, record: { external_id: "A", status: "active" } }, { line: 11, record: [1, 2] }],
+      records: [
+        { line: 10, record: { external_id: "A", status: "active" } },
+        { line: 11, record: [1, 2] },
+      ],
       onProgress: (rows) => seen.push(rows),
     });
     expect(outcome).toEqual({ ok: false, invalidRows: 1, errors: ["memory:11: row: must be an object of fields"] });
@@ -468,7 +570,10 @@ describe("progress line", () => {
   test("redraws in place at most every 200 ms and is erased at the end", () => {
     const written: string[] = [];
     let t = 0;
-    const line = createProgressLine((text) => written.push(text), () => t);
+    const line = createProgressLine(
+      (text) => written.push(text),
+      () => t,
+    );
     t = 1000;
     line.update(500);
     t = 1100;
@@ -521,7 +626,12 @@ describe("leaveapi import", () => {
 
   test("bad usage exits 2; an unknown organisation exits 1", async () => {
     const db = join(dir, "cli-usage.sqlite");
-    for (const args of [["--kind", "employees", "x.csv"], ["--org", "x", "--kind", "people", "x.csv"], ["--org", "x", "--kind", "leave"], ["--org", "x", "--kind", "leave", "--format", "xml", "x"]]) {
+    for (const args of [
+      ["--kind", "employees", "x.csv"],
+      ["--org", "x", "--kind", "people", "x.csv"],
+      ["--org", "x", "--kind", "leave"],
+      ["--org", "x", "--kind", "leave", "--format", "xml", "x"],
+    ]) {
       const { io, err } = fakeIo();
       expect(await main(["--db", db, "import", ...args], io)).toBe(2);
       expect(err[0]).toStartWith("leaveapi: ");

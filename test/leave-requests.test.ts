@@ -7,19 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { ANNUAL, SICK, authorisedOrganisation, booking, employee, seed } from "./support.ts";
 import type { LeaveBookingInput } from "../lib/admin-store.ts";
 import { LEAVE_STATUSES } from "../lib/records.ts";
-import {
-  DATE,
-  DATE_TIME,
-  ONE_SECOND,
-  UUID_LOWER,
-  expectError,
-  freshWorld,
-  ok,
-  softDelete,
-  walkPages,
-  type BookingJson,
-  type Page,
-} from "./data-fixtures.ts";
+import { DATE, DATE_TIME, ONE_SECOND, UUID_LOWER, expectError, freshWorld, ok, softDelete, walkPages, type BookingJson, type Page } from "./data-fixtures.ts";
 
 const MARCH = "/v1/leave-requests?from=2026-03-01&to=2026-03-31";
 
@@ -32,8 +20,7 @@ async function withBookings(...overrides: Partial<LeaveBookingInput>[]) {
   return { ...ctx, person, bookings };
 }
 
-const list = async (get: (p: string) => Promise<Response>, path: string) =>
-  (await ok<Page<BookingJson>>(await get(path))).data.map((b) => b.id);
+const list = async (get: (p: string) => Promise<Response>, path: string) => (await ok<Page<BookingJson>>(await get(path))).data.map((b) => b.id);
 
 describe("booking records", () => {
   test("carry exactly the v1 fields, formatted as the contract says", async () => {
@@ -76,9 +63,7 @@ describe("booking records", () => {
   });
 
   test("a half period is null unless its half-day flag is set", async () => {
-    const { get } = await withBookings(
-      { start_half_day: false, start_half_period: "am", end_half_day: true, end_half_period: "am", days: 4.5 },
-    );
+    const { get } = await withBookings({ start_half_day: false, start_half_period: "am", end_half_day: true, end_half_period: "am", days: 4.5 });
     const [b] = (await ok<Page<BookingJson>>(await get(MARCH))).data;
     expect(b).toMatchObject({ start_half_day: false, start_half_period: null, end_half_day: true, end_half_period: "am" });
   });

@@ -18,8 +18,6 @@ let world: TestWorld;
 let org: string;
 let bookings: { id: string; start_date: string; end_date: string }[];
 
-
-
 function expected(from: string, to: string): string[] {
   return bookings
     .filter((b) => b.start_date <= to && b.end_date >= from)

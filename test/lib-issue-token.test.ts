@@ -16,7 +16,13 @@ import type { TokenRequest } from "../lib/token-request.ts";
 const NOW = Date.parse("2026-03-01T09:30:00Z");
 const sevens = (length: number) => new Uint8Array(length).fill(7);
 const limits = { perClient: 2, failuresPerAddress: 2, windowMs: 60_000 };
-const options = (extra: Partial<IssueTokenOptions> = {}): IssueTokenOptions => ({ now: NOW, remoteAddress: "192.0.2.1", randomBytes: sevens, limits, ...extra });
+const options = (extra: Partial<IssueTokenOptions> = {}): IssueTokenOptions => ({
+  now: NOW,
+  remoteAddress: "192.0.2.1",
+  randomBytes: sevens,
+  limits,
+  ...extra,
+});
 
 async function storeWithClient(scopes: Scope[] = [...ALL_SCOPES], apiEnabled = true) {
   const store = createMemoryStore();
@@ -24,7 +30,13 @@ async function storeWithClient(scopes: Scope[] = [...ALL_SCOPES], apiEnabled = t
   await store.createOrganisation({ id: organisationId, name: "Acme Ltd", api_enabled: apiEnabled, created_at: NOW });
   const { client, secret } = mintClient(organisationId, scopes, "payroll", NOW);
   await store.createClient(client);
-  const request: TokenRequest = { grantType: "client_credentials", scope: undefined, clientId: client.client_id, clientSecret: secret, badAuthorization: false };
+  const request: TokenRequest = {
+    grantType: "client_credentials",
+    scope: undefined,
+    clientId: client.client_id,
+    clientSecret: secret,
+    badAuthorization: false,
+  };
   return { store, organisationId, client, request };
 }
 

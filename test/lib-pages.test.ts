@@ -18,8 +18,7 @@ const store = createMemoryStore(standardFixture());
 const ORG = STANDARD_IDS.orgA;
 const OTHER_ORG = STANDARD_IDS.orgB;
 
-const employees = (params: Partial<EmployeesParams>, organisationId: string = ORG) =>
-  listEmployeePage(store, organisationId, { limit: 500, ...params });
+const employees = (params: Partial<EmployeesParams>, organisationId: string = ORG) => listEmployeePage(store, organisationId, { limit: 500, ...params });
 const leave = (params: Partial<LeaveParams>) => listLeavePage(store, ORG, { ...QUERY_RANGE, limit: 500, ...params });
 
 /** Every page from the first, following next_cursor. */

@@ -28,7 +28,7 @@ async function driveSession(baseUrl: string): Promise<void> {
   tokens.push(await fetchToken(baseUrl, p, "basic"), await fetchToken(baseUrl, p, "post"));
   requestsMade += 2;
   const bearer = { headers: { Authorization: `Bearer ${tokens[0]}`, "X-Request-Id": "log-test-1" } };
-  const list = await (await fetch(`${baseUrl}/v1/employees?limit=2&status=active`, bearer)).json() as { data: { id: string }[] };
+  const list = (await (await fetch(`${baseUrl}/v1/employees?limit=2&status=active`, bearer)).json()) as { data: { id: string }[] };
   requestsMade++;
   const reads = [
     `/v1/employees/${list.data[0]!.id}`,

@@ -56,7 +56,12 @@ describe("/metrics in front of the handler", () => {
     const metrics: Metrics = createMetrics();
     const log = (e: RequestLogEntry) => metrics.observe(e);
     const world = await createWorld({ log });
-    server = listen({ hostname: "127.0.0.1", port: 0, reusePort: false, fetch: createApiFetch({ handler: world.handler, metrics, metricsHere, trustProxy: false, log }) });
+    server = listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      reusePort: false,
+      fetch: createApiFetch({ handler: world.handler, metrics, metricsHere, trustProxy: false, log }),
+    });
     const base = `http://127.0.0.1:${server.port}`;
     const client = await createClient(world, await createOrganisation(world));
     const token = (secret = client.clientSecret) =>

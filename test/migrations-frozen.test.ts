@@ -16,8 +16,7 @@ import type { Tables } from "../adapters/sql/tables.ts";
 import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
 
 /** The index's columns as the page query names them: the span class as its expression. */
-const indexColumns = (caps: SqlCapabilities) =>
-  LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
+const indexColumns = (caps: SqlCapabilities) => LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
 
 /** One arm of the leave page (leave-page-queries.ts): one class, its keyset range, the overlap test. */
 const armQuery = (caps: SqlCapabilities) =>

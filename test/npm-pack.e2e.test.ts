@@ -42,7 +42,10 @@ function pathWithoutBun(path = process.env.PATH ?? ""): string {
       return false;
     }
   };
-  return path.split(delimiter).filter((dir) => dir !== "" && !hasBun(dir)).join(delimiter);
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== "" && !hasBun(dir))
+    .join(delimiter);
 }
 const NODE_ONLY = { PATH: pathWithoutBun(), DATABASE_URL: "", LEAVEAPI_DB: "" };
 
@@ -157,10 +160,26 @@ describe("the npm package", () => {
       expect(packedFiles).toContain(`dist/lib/entry/${name}.js`);
       expect(packedFiles).toContain(`dist/lib/entry/${name}.d.ts`);
     }
-    for (const file of ["package.json", "bin/leaveapi.mjs", "dist/cli/scripts/cli.js", "dist/cli/adapters/holiday-thread.js", "dist/lib/adapters/holiday-thread.js"]) {
+    for (const file of [
+      "package.json",
+      "bin/leaveapi.mjs",
+      "dist/cli/scripts/cli.js",
+      "dist/cli/adapters/holiday-thread.js",
+      "dist/lib/adapters/holiday-thread.js",
+    ]) {
       expect(packedFiles).toContain(file);
     }
-    for (const file of ["README.md", "LICENSE", "SECURITY.md", "CHANGELOG.md", "openapi.json", "docs/api.md", "docs/cli.md", "docs/embedding.md", "docs/install.md"]) {
+    for (const file of [
+      "README.md",
+      "LICENSE",
+      "SECURITY.md",
+      "CHANGELOG.md",
+      "openapi.json",
+      "docs/api.md",
+      "docs/cli.md",
+      "docs/embedding.md",
+      "docs/install.md",
+    ]) {
       expect(packedFiles).toContain(file);
     }
     expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
@@ -175,7 +194,9 @@ describe("the npm package", () => {
 
   test(`adds at most ${PACKAGE_LIMITS.packages} packages and ${PACKAGE_LIMITS.bytes / 1024 / 1024} MiB to a project, the Bun runtime apart`, () => {
     const footprint = installFootprint(app);
-    console.log(`installed: ${footprint.packages.length} packages, ${(footprint.bytes / 1024 / 1024).toFixed(1)} MiB; Bun runtime: ${footprint.runtime.packages.length} packages, ${(footprint.runtime.bytes / 1024 / 1024).toFixed(1)} MiB`);
+    console.log(
+      `installed: ${footprint.packages.length} packages, ${(footprint.bytes / 1024 / 1024).toFixed(1)} MiB; Bun runtime: ${footprint.runtime.packages.length} packages, ${(footprint.runtime.bytes / 1024 / 1024).toFixed(1)} MiB`,
+    );
     expect(footprint.packages.length).toBeLessThanOrEqual(PACKAGE_LIMITS.packages);
     expect(footprint.bytes).toBeLessThanOrEqual(PACKAGE_LIMITS.bytes);
     // What a SQLite user does not need: the Postgres driver (an optional peer) and what only the build uses.
@@ -205,7 +226,13 @@ describe("the npm package", () => {
     expect(result.employees.status).toBe(200);
     expect(result.employees.body.has_more).toBe(false);
     expect(result.employees.body.data).toHaveLength(1);
-    expect(result.employees.body.data[0]).toMatchObject({ id: EMPLOYEE_ID, first_name: "Grace", last_name: "Hopper", holiday_calendar: "US", start_date: "1943-12-01" });
+    expect(result.employees.body.data[0]).toMatchObject({
+      id: EMPLOYEE_ID,
+      first_name: "Grace",
+      last_name: "Hopper",
+      holiday_calendar: "US",
+      start_date: "1943-12-01",
+    });
   }, 60_000);
 
   test("its declarations type-check a TypeScript consumer (nodenext resolution, library checks on)", async () => {
@@ -304,9 +331,25 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
     await npx([...database, "migrate"]);
     const org = await npxJson<{ id: string }>([...database, "org", "create", "--name", "Packed Ltd"]);
     await npx([...database, "org", "enable-api", org.id]);
-    const imported = await npxJson<{ created: number }>([...database, "import", "--org", org.id, "--kind", "employees", join(ROOT, "examples/import/employees.jsonl")]);
+    const imported = await npxJson<{ created: number }>([
+      ...database,
+      "import",
+      "--org",
+      org.id,
+      "--kind",
+      "employees",
+      join(ROOT, "examples/import/employees.jsonl"),
+    ]);
     expect(imported.created).toBeGreaterThan(0);
-    const client = await npxJson<{ client_id: string; client_secret: string }>([...database, "credentials", "create", "--org", org.id, "--scopes", "employees:read holidays:read"]);
+    const client = await npxJson<{ client_id: string; client_secret: string }>([
+      ...database,
+      "credentials",
+      "create",
+      "--org",
+      org.id,
+      "--scopes",
+      "employees:read holidays:read",
+    ]);
 
     const server = await startServer(database, { command: [join(app, "node_modules/.bin/leaveapi")], cwd: app, env: NODE_ONLY });
     servers.push(server);
@@ -323,7 +366,9 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
     expect(body.data.map((e) => e.first_name)).toHaveLength(2);
     expect(body.has_more).toBe(true);
     // Public holidays come from the holiday thread, an entry point of the command's bundle.
-    const holidays = await fetch(`${server.baseUrl}/v1/holidays?from=2026-01-01&to=2026-12-31&calendar=CN`, { headers: { Authorization: `Bearer ${access_token}` } });
+    const holidays = await fetch(`${server.baseUrl}/v1/holidays?from=2026-01-01&to=2026-12-31&calendar=CN`, {
+      headers: { Authorization: `Bearer ${access_token}` },
+    });
     expect(holidays.status).toBe(200);
     expect(((await holidays.json()) as { data: unknown[] }).data.length).toBeGreaterThan(5);
     // SIGTERM to the launcher reaches the server, which stops gracefully; the launcher exits with its status.

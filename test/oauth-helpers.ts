@@ -15,9 +15,7 @@ export const BEARER_CHALLENGE = 'Bearer realm="leaveapi"';
  * client_secret_basic: encodeURIComponent, then `-_.!~*'()` escaped too and space as `+`.
  */
 export function clientFormEncode(text: string): string {
-  return encodeURIComponent(text).replace(/[-_.!~*'()]|%20/g, (s) =>
-    s === "%20" ? "+" : `%${s.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
-  );
+  return encodeURIComponent(text).replace(/[-_.!~*'()]|%20/g, (s) => (s === "%20" ? "+" : `%${s.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`));
 }
 
 /** `Basic base64(id:secret)` with both halves sent exactly as given (no encoding). */

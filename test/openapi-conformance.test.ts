@@ -13,8 +13,17 @@ const HEADERS = { "Content-Type": "application/json", "X-Request-Id": "req-1" };
 const answer = (status: number, body: unknown, headers: Record<string, string> = HEADERS) =>
   new Response(body === undefined ? null : JSON.stringify(body), { status, headers });
 const employee = {
-  id: SOME_ID, first_name: "Ada", last_name: "Lovelace", preferred_name: null, job_title: null, department: null,
-  status: "active", start_date: "2020-01-06", leaving_date: null, holiday_calendar: "GB-ENG", updated_at: "2026-03-01T09:30:00.000Z",
+  id: SOME_ID,
+  first_name: "Ada",
+  last_name: "Lovelace",
+  preferred_name: null,
+  job_title: null,
+  department: null,
+  status: "active",
+  start_date: "2020-01-06",
+  leaving_date: null,
+  holiday_calendar: "GB-ENG",
+  updated_at: "2026-03-01T09:30:00.000Z",
 };
 const notFound = { error: "not_found", error_description: "No employee with this id." };
 
@@ -22,7 +31,9 @@ describe("departuresFromDocument", () => {
   test("an answer the document describes has none, HEAD and a path template included", async () => {
     expect(await departuresFromDocument(get(`/v1/employees/${SOME_ID}`), answer(200, { data: employee }))).toEqual([]);
     expect(await departuresFromDocument(get(`/v1/employees/${SOME_ID}`, "HEAD"), answer(404, undefined))).toEqual([]);
-    expect(await departuresFromDocument(get("/nowhere"), answer(404, { error: "not_found", error_description: "No resource exists at this path." }))).toEqual([]);
+    expect(await departuresFromDocument(get("/nowhere"), answer(404, { error: "not_found", error_description: "No resource exists at this path." }))).toEqual(
+      [],
+    );
     const allowed = answer(405, { error: "method_not_allowed", error_description: "This path answers only POST." }, { ...HEADERS, Allow: "POST" });
     expect(await departuresFromDocument(get("/v1/oauth/token", "DELETE"), allowed)).toEqual([]);
   });

@@ -37,7 +37,10 @@ interface Located {
 
 function locate(pointer: string): Located {
   let node: Json = doc;
-  for (const key of pointer.split("/").slice(1).map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"))) {
+  for (const key of pointer
+    .split("/")
+    .slice(1)
+    .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"))) {
     node = isObject(node) ? (node[key] ?? null) : null;
   }
   if (!isObject(node)) throw new Error(`openapi.json has nothing at ${pointer}`);

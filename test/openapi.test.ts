@@ -46,7 +46,10 @@ function at(value: Json | undefined, ...keys: string[]): Json | undefined {
 
 function resolvePointer(ref: string): Json | undefined {
   if (!ref.startsWith("#/")) return undefined;
-  const keys = ref.slice(2).split("/").map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const keys = ref
+    .slice(2)
+    .split("/")
+    .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"));
   return at(doc, ...keys);
 }
 
@@ -170,19 +173,28 @@ describe("generated from the schemas", () => {
     const refs = new Set(collectRefs(doc));
     const components = doc.components as { [kind: string]: { [name: string]: Json } };
     for (const kind of ["schemas", "responses", "headers"]) {
-      for (const name of Object.keys(components[kind]!)) expect({ ref: `#/components/${kind}/${name}`, used: refs.has(`#/components/${kind}/${name}`) }).toEqual({ ref: `#/components/${kind}/${name}`, used: true });
+      for (const name of Object.keys(components[kind]!))
+        expect({ ref: `#/components/${kind}/${name}`, used: refs.has(`#/components/${kind}/${name}`) }).toEqual({
+          ref: `#/components/${kind}/${name}`,
+          used: true,
+        });
     }
   });
 
   test("each endpoint's parameters are exactly those its valibot schema accepts, required as it requires them", () => {
-    const params = (path: string) => (at(doc, "paths", path, "get", "parameters") as { name: string; required: boolean; in: string }[]).map((p) => [p.name, p.in, p.required]);
+    const params = (path: string) =>
+      (at(doc, "paths", path, "get", "parameters") as { name: string; required: boolean; in: string }[]).map((p) => [p.name, p.in, p.required]);
     const expected = (schema: v.ObjectSchema<v.ObjectEntries, undefined>) =>
       Object.entries(schema.entries).map(([name, entry]) => [name, "query", entry.type !== "optional"]);
     expect(params("/v1/employees")).toEqual(expected(employeesQuerySchema));
     expect(params("/v1/leave-requests")).toEqual(expected(leaveQuerySchema));
     expect(params("/v1/holidays")).toEqual(expected(holidaysQuerySchema));
     expect(params("/v1/employees/{id}")).toEqual([["id", "path", true]]);
-    expect(params("/v1/leave-requests").filter(([, , required]) => required).map(([name]) => name)).toEqual(["from", "to"]);
+    expect(
+      params("/v1/leave-requests")
+        .filter(([, , required]) => required)
+        .map(([name]) => name),
+    ).toEqual(["from", "to"]);
   });
 
   test("every parameter schema states its constraint: a pattern, format, enum or range", () => {
@@ -203,7 +215,12 @@ describe("generated from the schemas", () => {
       ["/v1/employees", "status", employeesQuerySchema.entries.status, ["active", "on_leave", "Active", "x".repeat(31), ""]],
       ["/v1/employees", "cursor", employeesQuerySchema.entries.cursor, ["abc_-9", "a b", "", "a".repeat(1025)]],
       ["/v1/leave-requests", "from", leaveQuerySchema.entries.from, ["2026-03-01", "2024-02-29", "2026-02-30", "2026-3-1", "20260301"]],
-      ["/v1/leave-requests", "employee_id", leaveQuerySchema.entries.employee_id, ["3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81", "3F2B8C1E-6A0D-4E8F-9B7A-2C4D5E6F7A81", "3f2b8c1e", "not-a-uuid"]],
+      [
+        "/v1/leave-requests",
+        "employee_id",
+        leaveQuerySchema.entries.employee_id,
+        ["3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81", "3F2B8C1E-6A0D-4E8F-9B7A-2C4D5E6F7A81", "3f2b8c1e", "not-a-uuid"],
+      ],
       ["/v1/leave-requests", "status", leaveQuerySchema.entries.status, ["approved", "cancellation_requested", "APPROVED", "sick"]],
       ["/v1/holidays", "calendar", holidaysQuerySchema.entries.calendar, ["GB", "GB-ENG", "gb", "GB-", "GBR"]],
       ["/v1/employees/{id}", "id", employeeIdPathSchema, ["3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81", "3f2b8c1e-6a0d-4e8f-9b7a", "x"]],
@@ -219,9 +236,20 @@ describe("generated from the schemas", () => {
   });
 
   test("the generator refuses a v.check() whose pipe does not state the constraint as metadata", () => {
-    const undocumented = v.object({ code: v.pipe(v.string(), v.check((s) => s.length === 3)) });
+    const undocumented = v.object({
+      code: v.pipe(
+        v.string(),
+        v.check((s) => s.length === 3),
+      ),
+    });
     expect(() => assertChecksDocumented(undocumented, "GET /x")).toThrow("GET /x.code: a v.check() has no JSON Schema form");
-    const documented = v.object({ code: v.pipe(v.string(), v.check((s) => s.length === 3), v.metadata({ minLength: 3, maxLength: 3 })) });
+    const documented = v.object({
+      code: v.pipe(
+        v.string(),
+        v.check((s) => s.length === 3),
+        v.metadata({ minLength: 3, maxLength: 3 }),
+      ),
+    });
     expect(() => assertChecksDocumented(documented, "GET /x")).not.toThrow();
   });
 });
@@ -237,7 +265,10 @@ describe("document against the handler", () => {
       }
       const wrong = await world.call(concrete, { method: "DELETE" });
       expect(wrong.status).toBe(405);
-      const allowed = wrong.headers.get("allow")!.split(", ").filter((m) => m !== "HEAD");
+      const allowed = wrong.headers
+        .get("allow")!
+        .split(", ")
+        .filter((m) => m !== "HEAD");
       expect(allowed).toEqual(methods.map((m) => m.toUpperCase()));
     }
   });
@@ -272,10 +303,25 @@ describe("real responses match the schemas", () => {
       employees: [ada, grace],
       bookings: [
         booking(ada.id),
-        booking(grace.id, { start_half_day: true, start_half_period: "pm", days: 4.5, status: "cancelled", reviewed_at: Date.parse("2026-02-02T08:00:00Z"), cancelled_at: Date.parse("2026-02-03T08:00:00Z") }),
+        booking(grace.id, {
+          start_half_day: true,
+          start_half_period: "pm",
+          days: 4.5,
+          status: "cancelled",
+          reviewed_at: Date.parse("2026-02-02T08:00:00Z"),
+          cancelled_at: Date.parse("2026-02-03T08:00:00Z"),
+        }),
       ],
       closures: [
-        { id: crypto.randomUUID(), date: "2026-03-03", name: "Ops offsite", applies_to: "department", department: "Ops", location: null, deducts_from_leave: true },
+        {
+          id: crypto.randomUUID(),
+          date: "2026-03-03",
+          name: "Ops offsite",
+          applies_to: "department",
+          department: "Ops",
+          location: null,
+          deducts_from_leave: true,
+        },
         { id: crypto.randomUUID(), date: "2026-04-07", name: "Office closed", applies_to: "all", department: null, location: null, deducts_from_leave: false },
       ],
     });

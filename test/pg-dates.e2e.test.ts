@@ -82,7 +82,11 @@ for (const { processZone, sessionZone } of CASES) {
     const org = await runJson<{ id: string }>([...db, "org", "create", "--name", `Zone ${processZone}`], options);
     await runJson([...db, "org", "enable-api", org.id], options);
     const creds = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org.id], options);
-    for (const [kind, record] of [["employees", EMPLOYEE], ["leave", BOOKING], ["holidays", CLOSURE]] as const) {
+    for (const [kind, record] of [
+      ["employees", EMPLOYEE],
+      ["leave", BOOKING],
+      ["holidays", CLOSURE],
+    ] as const) {
       await runJson([...db, "import", "--org", org.id, "--kind", kind, "-"], { ...options, stdin: `${JSON.stringify(record)}\n` });
     }
 

@@ -47,7 +47,10 @@ export function scratchDatabases(label: string, beforeDrop?: () => Promise<void>
       for (const name of created.splice(0)) await queryDatabase(PG_ADMIN_URL, `drop database if exists ${name} with (force)`);
     }
   }, 30_000);
-  const safeLabel = label.toLowerCase().replace(/[^a-z0-9]+/g, "_").slice(0, 16);
+  const safeLabel = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .slice(0, 16);
   return async () => {
     const name = `leaveapi_${safeLabel}_${process.pid}_${++counter}_${Date.now().toString(36)}`;
     await queryDatabase(PG_ADMIN_URL, `create database ${name}`);
@@ -61,7 +64,12 @@ export function scratchDatabases(label: string, beforeDrop?: () => Promise<void>
  * (then throws, naming `what` and the last value seen). A deadline, not a timed sleep:
  * the short pause between attempts only keeps the poll from spinning.
  */
-export async function pollUntil<T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>, describe?: () => string): Promise<{ value: T; elapsedMs: number }> {
+export async function pollUntil<T>(
+  what: string,
+  deadlineMs: number,
+  probe: () => Promise<T | undefined>,
+  describe?: () => string,
+): Promise<{ value: T; elapsedMs: number }> {
   const started = Date.now();
   for (;;) {
     const value = await probe();

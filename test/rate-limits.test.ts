@@ -111,9 +111,10 @@ describe("10 token requests per client per rolling minute", () => {
 
   test("failed authentications with a client's id do not use up its slots", async () => {
     const { world, client } = await worldWithClient();
-    for (let i = 0; i < 20; i++) await expectError(await wrongSecret(world, client, `10.0.0.${i}`), 401, "invalid_client", {
-      challenge: 'Basic realm="leaveapi"',
-    });
+    for (let i = 0; i < 20; i++)
+      await expectError(await wrongSecret(world, client, `10.0.0.${i}`), 401, "invalid_client", {
+        challenge: 'Basic realm="leaveapi"',
+      });
     await grantTimes(world, client, 10);
   });
 });

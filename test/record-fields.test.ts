@@ -31,17 +31,38 @@ const ANNUAL = { id: ID, name: "Annual", category: "annual", is_paid: true };
 describe("the JSON shapes follow the declarations' API order", () => {
   test("employee", () => {
     const json = employeeJson({
-      id: ID, first_name: "Ada", last_name: null, preferred_name: null, job_title: null, department: null, status: "active",
-      start_date: null, leaving_date: null, holiday_calendar: null, updated_at: 0,
+      id: ID,
+      first_name: "Ada",
+      last_name: null,
+      preferred_name: null,
+      job_title: null,
+      department: null,
+      status: "active",
+      start_date: null,
+      leaving_date: null,
+      holiday_calendar: null,
+      updated_at: 0,
     });
     expect(Object.keys(json)).toEqual(apiKeys(EMPLOYEE_FIELDS));
   });
 
   test("leave booking, and the leave type it embeds", () => {
     const json = leaveBookingJson({
-      id: ID, employee_id: ID, leave_type: ANNUAL, start_date: "2026-01-05", end_date: "2026-01-05", start_half_day: false,
-      start_half_period: null, end_half_day: false, end_half_period: null, days: 1, status: "approved", requested_at: null,
-      reviewed_at: null, cancelled_at: null, updated_at: 0,
+      id: ID,
+      employee_id: ID,
+      leave_type: ANNUAL,
+      start_date: "2026-01-05",
+      end_date: "2026-01-05",
+      start_half_day: false,
+      start_half_period: null,
+      end_half_day: false,
+      end_half_period: null,
+      days: 1,
+      status: "approved",
+      requested_at: null,
+      reviewed_at: null,
+      cancelled_at: null,
+      updated_at: 0,
     });
     expect(Object.keys(json)).toEqual(apiKeys(LEAVE_BOOKING_FIELDS));
     expect(Object.keys(json.leave_type)).toEqual(apiKeys(LEAVE_TYPE_FIELDS));
@@ -82,10 +103,15 @@ describe("the migrated SQL tables hold the declared fields", () => {
       const { rows } = await sql<{ name: string; notnull: number }>`select name, "notnull" from pragma_table_info(${table})`.execute(sqlConnectionOf(store));
       // updated_at is a field the API shows and bookkeeping both.
       const declared = [...new Set([...inputColumns(fields), ...recordColumns(fields)])].filter((c) => !bookkeeping.includes(c));
-      const nullable = (column: string) =>
-        Object.entries(fields).some(([key, spec]) => (spec.column ?? key) === column && spec.nullable === true);
-      expect(rows.map((r) => r.name).filter((c) => !bookkeeping.includes(c)).sort()).toEqual(declared.sort());
-      for (const column of declared) expect({ column, nullable: rows.find((r) => r.name === column)!.notnull === 0 }).toEqual({ column, nullable: nullable(column) });
+      const nullable = (column: string) => Object.entries(fields).some(([key, spec]) => (spec.column ?? key) === column && spec.nullable === true);
+      expect(
+        rows
+          .map((r) => r.name)
+          .filter((c) => !bookkeeping.includes(c))
+          .sort(),
+      ).toEqual(declared.sort());
+      for (const column of declared)
+        expect({ column, nullable: rows.find((r) => r.name === column)!.notnull === 0 }).toEqual({ column, nullable: nullable(column) });
     } finally {
       await store.close();
     }
@@ -100,8 +126,16 @@ describe("what an import stores of a record is what it always was", () => {
 
   test("an employee", () => {
     const result = normalise("employees", {
-      external_id: "E1", first_name: "Ada", last_name: "Lovelace", preferred_name: null, job_title: "Engineer",
-      department: "Maths", status: "active", start_date: "2020-01-06", leaving_date: null, holiday_calendar: "GB-ENG",
+      external_id: "E1",
+      first_name: "Ada",
+      last_name: "Lovelace",
+      preferred_name: null,
+      job_title: "Engineer",
+      department: "Maths",
+      status: "active",
+      start_date: "2020-01-06",
+      leaving_date: null,
+      holiday_calendar: "GB-ENG",
     });
     if (!result.ok || result.row.type !== "employee") throw new Error(JSON.stringify(result));
     expect(Object.keys(result.row.employee).sort()).toEqual(inputColumns(EMPLOYEE_FIELDS).sort());
@@ -110,9 +144,16 @@ describe("what an import stores of a record is what it always was", () => {
 
   test("a booking", () => {
     const result = normalise("leave", {
-      external_id: "B1", employee_external_id: "E1", leave_type: { name: "Annual", category: "annual", is_paid: true },
-      start_date: "2026-03-02", end_date: "2026-03-03", start_half_day: true, start_half_period: "pm", days: 1.5,
-      status: "approved", requested_at: "2026-01-01T09:00:00Z",
+      external_id: "B1",
+      employee_external_id: "E1",
+      leave_type: { name: "Annual", category: "annual", is_paid: true },
+      start_date: "2026-03-02",
+      end_date: "2026-03-03",
+      start_half_day: true,
+      start_half_period: "pm",
+      days: 1.5,
+      status: "approved",
+      requested_at: "2026-01-01T09:00:00Z",
     });
     if (!result.ok || result.row.type !== "booking") throw new Error(JSON.stringify(result));
     expect(Object.keys(result.row.booking).sort()).toEqual(inputColumns(LEAVE_BOOKING_FIELDS).sort());

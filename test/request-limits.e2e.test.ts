@@ -85,7 +85,8 @@ test("a request head over Bun's 16 KiB is refused by Bun itself: 431, no body (d
 
 test("a chunked token request body over 4 KiB is answered 413, whatever Content-Length does not say", async () => {
   const chunk = `grant_type=client_credentials&pad=${"x".repeat(5000)}`;
-  const head = "POST /v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+  const head =
+    "POST /v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
   const answer = parse((await exchange(`${head}${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`)).received);
   expect(answer.status).toBe(413);
   expect(JSON.parse(answer.body.replace(/^[0-9a-f]+\r\n|\r\n0\r\n$/g, ""))).toMatchObject({ error: "invalid_request" });
@@ -104,7 +105,10 @@ test("slow and half-open clients are disconnected; a body that stalls is logged 
   expect(stalledBody.closedAfterMs).toBeLessThan(idleLimit);
   expect(halfHead.received).toBe("");
   expect(halfHead.closedAfterMs).toBeLessThan(10_000 + TIMER_GRANULARITY_MS + MARGIN_MS);
-  const log = server.output().split("\n").filter((line) => line.includes('"route":"/v1/oauth/token"'));
+  const log = server
+    .output()
+    .split("\n")
+    .filter((line) => line.includes('"route":"/v1/oauth/token"'));
   const statuses = log.map((line) => (JSON.parse(line) as { status: number }).status);
   expect(statuses).toContain(400);
   expect(statuses.filter((s) => s >= 500)).toEqual([]);

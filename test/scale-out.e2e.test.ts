@@ -48,8 +48,7 @@ async function tokenFrom(server: RunningServer, c: Credentials): Promise<string>
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-const get = (server: RunningServer, path: string, token: string) =>
-  fetch(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+const get = (server: RunningServer, path: string, token: string) => fetch(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } });
 
 /** Polls both servers until each refuses `token` with 401; resolves to how long that took. */
 async function refusedByBoth(token: string): Promise<number> {
@@ -82,7 +81,10 @@ test("a token minted on one instance works on the other", async () => {
   const creds = await newClient();
   const fromA = await tokenFrom(a!, creds);
   const fromB = await tokenFrom(b!, creds);
-  for (const [server, token] of [[b!, fromA], [a!, fromB]] as const) {
+  for (const [server, token] of [
+    [b!, fromA],
+    [a!, fromB],
+  ] as const) {
     const res = await get(server, "/v1/employees", token);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(3);

@@ -27,7 +27,9 @@ async function dumpTables(db: Kysely<Tables>): Promise<Map<string, string[]>> {
   for (const table of tables) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db);
     const cells = rows.flatMap((row) =>
-      Object.values(row).flatMap((v) => (v instanceof Uint8Array ? [String.fromCharCode(...v), [...v].map((b) => b.toString(16).padStart(2, "0")).join("")] : [JSON.stringify(v)])),
+      Object.values(row).flatMap((v) =>
+        v instanceof Uint8Array ? [String.fromCharCode(...v), [...v].map((b) => b.toString(16).padStart(2, "0")).join("")] : [JSON.stringify(v)],
+      ),
     );
     dump.set(table.name, cells);
   }
@@ -49,11 +51,20 @@ async function fullSession(world: TestWorld) {
   secrets.push(narrow.clientSecret, revoked.clientSecret);
   tokens.push((await requestToken(world, narrow)).body.access_token as string);
   const form = new URLSearchParams({ grant_type: "client_credentials", client_id: revoked.clientId, client_secret: revoked.clientSecret });
-  const byForm = await world.call("/v1/oauth/token", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form.toString() });
+  const byForm = await world.call("/v1/oauth/token", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: form.toString(),
+  });
   tokens.push(((await byForm.json()) as { access_token: string }).access_token);
 
   for (const token of tokens) {
-    for (const path of ["/v1/employees", `/v1/employees/${people[0]!.id}`, "/v1/leave-requests?from=2026-01-01&to=2026-12-31", "/v1/holidays?from=2026-01-01&to=2026-12-31"]) {
+    for (const path of [
+      "/v1/employees",
+      `/v1/employees/${people[0]!.id}`,
+      "/v1/leave-requests?from=2026-01-01&to=2026-12-31",
+      "/v1/holidays?from=2026-01-01&to=2026-12-31",
+    ]) {
       expect((await world.call(path, { headers: { Authorization: `Bearer ${token}` } })).status).toBeLessThan(500);
     }
   }
@@ -91,7 +102,10 @@ test(`no client secret or token in plain text in any table, only their digests (
   // ... and the digests are what is kept, so the test did look where they live.
   for (const secret of secrets) expect(dump.get("api_clients")!.join("\n")).toContain(digestSecret(secret));
   // Every token row is keyed by the digest of a token this session was issued (revoked ones may be gone), the latest among them.
-  const tokenDigests = dump.get("access_tokens")!.filter((cell) => /^"[0-9a-f]{64}"$/.test(cell)).map((cell) => JSON.parse(cell) as string);
+  const tokenDigests = dump
+    .get("access_tokens")!
+    .filter((cell) => /^"[0-9a-f]{64}"$/.test(cell))
+    .map((cell) => JSON.parse(cell) as string);
   expect(tokenDigests).toContain(digestSecret(tokens.at(-1)!));
   for (const digest of tokenDigests) expect(tokens.map(digestSecret)).toContain(digest);
 });

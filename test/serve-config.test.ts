@@ -32,9 +32,23 @@ describe("settings", () => {
   });
 
   test("the environment over the defaults, a flag over the environment", () => {
-    const env = { PORT: "9000", LOG_LEVEL: "warn", LEAVEAPI_METRICS: "off", LEAVEAPI_WORKERS: "auto", LEAVEAPI_TRUST_PROXY: "true", LEAVEAPI_SHUTDOWN_TIMEOUT: "2.5" };
+    const env = {
+      PORT: "9000",
+      LOG_LEVEL: "warn",
+      LEAVEAPI_METRICS: "off",
+      LEAVEAPI_WORKERS: "auto",
+      LEAVEAPI_TRUST_PROXY: "true",
+      LEAVEAPI_SHUTDOWN_TIMEOUT: "2.5",
+    };
     const fromEnv = resolveServeSettings({}, env);
-    expect(fromEnv).toMatchObject({ port: 9000, logLevel: "warn", metrics: { kind: "off" }, workers: availableParallelism(), trustProxy: true, shutdownTimeoutMs: 2500 });
+    expect(fromEnv).toMatchObject({
+      port: 9000,
+      logLevel: "warn",
+      metrics: { kind: "off" },
+      workers: availableParallelism(),
+      trustProxy: true,
+      shutdownTimeoutMs: 2500,
+    });
     const fromFlags = resolveServeSettings({ port: "9100", "log-level": "debug", metrics: "0.0.0.0:9464", workers: "3" }, env);
     expect(fromFlags).toMatchObject({ port: 9100, logLevel: "debug", metrics: { kind: "separate", hostname: "0.0.0.0", port: 9464 }, workers: 3 });
     expect(resolveServeSettings({ metrics: "[::1]:9464" }, {}).metrics).toEqual({ kind: "separate", hostname: "::1", port: 9464 });
@@ -46,7 +60,9 @@ describe("settings", () => {
 
   test("--issuer, the older name of --public-url, is still accepted, and the two must agree", () => {
     expect(resolveServeSettings({ issuer: "https://api.example.com/" }, {}).publicUrl).toBe("https://api.example.com");
-    expect(resolveServeSettings({ "public-url": "https://a.example.com" }, { LEAVEAPI_ISSUER: "https://a.example.com/" }).publicUrl).toBe("https://a.example.com");
+    expect(resolveServeSettings({ "public-url": "https://a.example.com" }, { LEAVEAPI_ISSUER: "https://a.example.com/" }).publicUrl).toBe(
+      "https://a.example.com",
+    );
     expect(() => resolveServeSettings({ "public-url": "https://a.example.com" }, { LEAVEAPI_ISSUER: "https://b.example.com" })).toThrow(
       "--public-url and LEAVEAPI_ISSUER (its older name) disagree",
     );
@@ -86,7 +102,16 @@ describe("settings", () => {
 });
 
 function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
-  return { time: "2026-03-01T09:30:00.000Z", level: "info", request_id: "r1", method: "GET", route: "/v1/employees", status: 200, duration_ms: 1.25, ...overrides };
+  return {
+    time: "2026-03-01T09:30:00.000Z",
+    level: "info",
+    request_id: "r1",
+    method: "GET",
+    route: "/v1/employees",
+    status: 200,
+    duration_ms: 1.25,
+    ...overrides,
+  };
 }
 
 describe("request log", () => {
@@ -100,8 +125,28 @@ describe("request log", () => {
     logger.request(entry());
     logger.request(entry({ organisation_id: "o1", client_id: "svcc_1" }));
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      { time: "2026-03-01T09:30:00.000Z", level: "info", request_id: "r1", method: "GET", route: "/v1/employees", status: 200, duration_ms: 1.25, organisation_id: null, client_id: null },
-      { time: "2026-03-01T09:30:00.000Z", level: "info", request_id: "r1", method: "GET", route: "/v1/employees", status: 200, duration_ms: 1.25, organisation_id: "o1", client_id: "svcc_1" },
+      {
+        time: "2026-03-01T09:30:00.000Z",
+        level: "info",
+        request_id: "r1",
+        method: "GET",
+        route: "/v1/employees",
+        status: 200,
+        duration_ms: 1.25,
+        organisation_id: null,
+        client_id: null,
+      },
+      {
+        time: "2026-03-01T09:30:00.000Z",
+        level: "info",
+        request_id: "r1",
+        method: "GET",
+        route: "/v1/employees",
+        status: 200,
+        duration_ms: 1.25,
+        organisation_id: "o1",
+        client_id: "svcc_1",
+      },
     ]);
   });
 
@@ -147,11 +192,20 @@ describe("the parent–worker channel", () => {
   test("a question is answered by the other side; one never answered is undefined after its deadline", async () => {
     const toWorker: unknown[] = [];
     let worker: IpcPeer | undefined;
-    const parent = createIpcPeer((m) => worker!.receive(m), async () => "parent answer");
-    worker = createIpcPeer((m) => parent.receive(m), async (method) => (method === "metrics-snapshot" ? [{ name: "x" }] : undefined));
+    const parent = createIpcPeer(
+      (m) => worker!.receive(m),
+      async () => "parent answer",
+    );
+    worker = createIpcPeer(
+      (m) => parent.receive(m),
+      async (method) => (method === "metrics-snapshot" ? [{ name: "x" }] : undefined),
+    );
     expect(await parent.ask("metrics-snapshot", 1000)).toEqual([{ name: "x" }]);
     expect(await worker.ask("anything", 1000)).toBe("parent answer");
-    const deaf = createIpcPeer((m) => void toWorker.push(m), async () => undefined);
+    const deaf = createIpcPeer(
+      (m) => void toWorker.push(m),
+      async () => undefined,
+    );
     expect(await deaf.ask("metrics-snapshot", 10)).toBeUndefined();
     expect(toWorker).toEqual([{ ipc: "question", id: 1, method: "metrics-snapshot" }]);
     expect(parent.receive("leaveapi-worker-ready")).toBe(false);

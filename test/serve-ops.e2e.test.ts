@@ -44,7 +44,10 @@ async function readPage(url: string, token: string): Promise<Outcome> {
 
 /** The request ids the server logged, and how many of them it finished after it began shutting down. */
 function serverLog(output: string): { logged: Set<string>; finishedDuringShutdown: number } {
-  const entries = output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, string>);
+  const entries = output
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, string>);
   const shutdownAt = entries.find((e) => e.event === "shutdown")?.time ?? "9";
   const requests = entries.filter((e) => e.request_id?.startsWith("ops-"));
   return { logged: new Set(requests.map((e) => e.request_id!)), finishedDuringShutdown: requests.filter((e) => e.time! >= shutdownAt).length };

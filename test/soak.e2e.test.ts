@@ -16,12 +16,28 @@ const SECONDS = 8;
 test(`${SECONDS} s at saturation: no unexpected status, no socket error, no secret in the log`, async () => {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../bench/soak.ts"), "--seconds", String(SECONDS)], { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  const report = JSON.parse(stdout) as Record<string, unknown> & { by_kind: Record<string, Record<string, number>>; rss_middle_kib: number; rss_end_kib: number; requests: number };
+  const report = JSON.parse(stdout) as Record<string, unknown> & {
+    by_kind: Record<string, Record<string, number>>;
+    rss_middle_kib: number;
+    rss_end_kib: number;
+    requests: number;
+  };
   console.log(stderr.trim());
   expect(report).toMatchObject({ unexpected_statuses: 0, socket_errors: 0, secrets_in_logs: 0, server_exit_code: 0 });
   expect(code).toBe(0);
   // Every kind of request in the mix was made, and the deliberate 429s did come.
-  expect(Object.keys(report.by_kind).sort()).toEqual(["bad-param", "bad-token", "employee", "employee-missing", "employees", "healthz", "holidays", "leave", "token", "token-hot"]);
+  expect(Object.keys(report.by_kind).sort()).toEqual([
+    "bad-param",
+    "bad-token",
+    "employee",
+    "employee-missing",
+    "employees",
+    "healthz",
+    "holidays",
+    "leave",
+    "token",
+    "token-hot",
+  ]);
   expect(report.by_kind["token-hot"]!["429"]).toBeGreaterThan(0);
   expect(report.by_kind.token!["200"]).toBeGreaterThan(0);
   expect(report.log_lines).toBeGreaterThanOrEqual(report.requests);

@@ -30,10 +30,41 @@ import { METRICS_PATH } from "../scripts/serve/front.ts";
  * upper case, has its connection closed by Bun before our code runs (SECURITY.md).
  */
 export const BUN_SERVE_METHODS = new Set([
-  "ACL", "BIND", "CHECKOUT", "CONNECT", "COPY", "DELETE", "GET", "HEAD", "LINK", "LOCK", "M-SEARCH", "MERGE",
-  "MKACTIVITY", "MKCALENDAR", "MKCOL", "MOVE", "NOTIFY", "OPTIONS", "PATCH", "POST", "PROPFIND", "PROPPATCH",
-  "PURGE", "PUT", "QUERY", "REBIND", "REPORT", "SEARCH", "SOURCE", "SUBSCRIBE", "TRACE", "UNBIND", "UNLINK",
-  "UNLOCK", "UNSUBSCRIBE",
+  "ACL",
+  "BIND",
+  "CHECKOUT",
+  "CONNECT",
+  "COPY",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "LINK",
+  "LOCK",
+  "M-SEARCH",
+  "MERGE",
+  "MKACTIVITY",
+  "MKCALENDAR",
+  "MKCOL",
+  "MOVE",
+  "NOTIFY",
+  "OPTIONS",
+  "PATCH",
+  "POST",
+  "PROPFIND",
+  "PROPPATCH",
+  "PURGE",
+  "PUT",
+  "QUERY",
+  "REBIND",
+  "REPORT",
+  "SEARCH",
+  "SOURCE",
+  "SUBSCRIBE",
+  "TRACE",
+  "UNBIND",
+  "UNLINK",
+  "UNLOCK",
+  "UNSUBSCRIBE",
 ]);
 
 /** Bun's bare refusals: status line, `Connection: close`, no body (SECURITY.md lists when). */
@@ -110,7 +141,9 @@ function tokenShaped(g: Gen, f: FuzzFixtures): string {
     `SVCT_${g.text(43, BASE64URL)}`,
     `Svcs_${g.text(g.int(1, 43), BASE64URL)}`,
   ]);
-  return g.chance(0.15) ? encodeURIComponent(raw).replace(/[A-Za-z]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : encodeLayers(raw, g.int(0, 3));
+  return g.chance(0.15)
+    ? encodeURIComponent(raw).replace(/[A-Za-z]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    : encodeLayers(raw, g.int(0, 3));
 }
 
 function method(g: Gen): Part {
@@ -123,7 +156,22 @@ function method(g: Gen): Part {
   return broken(g.pick(["A!#$%&'*+-.^_`|~", "G(T", "GE\u00e9T", "GET\u0000"]));
 }
 
-const ROUTES = ["/", "/healthz", "/v1/employees", "/v1/leave-requests", "/v1/holidays", "/v1/oauth/token", "/v1/openapi.json", "/.well-known/oauth-authorization-server", METRICS_PATH, DOCS_PATH, DOCS_SCRIPT_PATH, "/nope", "/v1/employees/", "/v1/deletions"];
+const ROUTES = [
+  "/",
+  "/healthz",
+  "/v1/employees",
+  "/v1/leave-requests",
+  "/v1/holidays",
+  "/v1/oauth/token",
+  "/v1/openapi.json",
+  "/.well-known/oauth-authorization-server",
+  METRICS_PATH,
+  DOCS_PATH,
+  DOCS_SCRIPT_PATH,
+  "/nope",
+  "/v1/employees/",
+  "/v1/deletions",
+];
 
 function path(g: Gen, f: FuzzFixtures): Part {
   const roll = g.int(0, 99);
@@ -139,7 +187,8 @@ function path(g: Gen, f: FuzzFixtures): Part {
 function query(g: Gen, f: FuzzFixtures): string {
   const roll = g.int(0, 99);
   if (roll < 45) return "";
-  if (roll < 60) return `?${g.pick(["limit=5", "from=2026-01-01&to=2026-12-31", "updated_since=2026-01-01T00:00:00Z", "calendar=GB-ENG&from=2026-01-01&to=2026-01-31", "resource=employees&updated_since=2026-01-01T00:00:00Z"])}`;
+  if (roll < 60)
+    return `?${g.pick(["limit=5", "from=2026-01-01&to=2026-12-31", "updated_since=2026-01-01T00:00:00Z", "calendar=GB-ENG&from=2026-01-01&to=2026-01-31", "resource=employees&updated_since=2026-01-01T00:00:00Z"])}`;
   if (roll < 85) return `?${g.pick(["x", "q", "cursor", "limit"])}=${tokenShaped(g, f)}`;
   if (roll < 93) return `?${encodeLayers(g.pick(["access_token", "client_secret", "token", "CLIENT_ID"]), g.int(0, 2))}=${g.text(8, BASE64URL)}`;
   return `?${g.pick(["a=%zz", "&&", "=", "%", "a=1&a=2", "x=%E0%A4"])}`;
@@ -151,7 +200,8 @@ function target(g: Gen, f: FuzzFixtures, post: boolean): Part {
   const p = post && g.chance(0.5) ? ok(`/v1/oauth/token${g.chance(0.8) ? "" : query(g, f)}`) : path(g, f);
   const withQuery: Part = { text: p.text.includes("?") ? p.text : p.text + query(g, f), valid: p.valid };
   if (roll < 84) return withQuery;
-  if (roll < 92) return { text: `${g.pick(["http://x", "https://x:99999", "http://u:p@x", "http://[::1]:8080", "HTTP://X"])}${withQuery.text}`, valid: withQuery.valid };
+  if (roll < 92)
+    return { text: `${g.pick(["http://x", "https://x:99999", "http://u:p@x", "http://[::1]:8080", "HTTP://X"])}${withQuery.text}`, valid: withQuery.valid };
   if (roll < 95) return ok("*");
   if (roll < 98) return ok(g.pick(["x:443", "127.0.0.1:80", "[::1]:443"]));
   return broken(g.pick(["x/y", "?x", "http:/x", "\\x"]));
@@ -168,7 +218,9 @@ function hostLines(g: Gen, port: number, http10: boolean): Part {
   const roll = g.int(0, 99);
   if (roll < 40) return ok(`Host: ${g.pick(["x", `127.0.0.1:${port}`, "localhost", "[::1]", "[::1]:8080", "api.example.test:443"])}\r\n`);
   if (roll < 75) {
-    return ok(`Host: ${g.pick(["", "a b", "user@x", "u:p@x", "a:99999", "x:65536", "x:-1", "[::1", "::1", "[::g]", "[::1]x", "%zz", "a%20b", "a%41b", "a/b", "a?b", "a#b", "x:8o", ":80", "bücher", "a, b", "x:", "x:0"])}\r\n`);
+    return ok(
+      `Host: ${g.pick(["", "a b", "user@x", "u:p@x", "a:99999", "x:65536", "x:-1", "[::1", "::1", "[::g]", "[::1]x", "%zz", "a%20b", "a%41b", "a/b", "a?b", "a#b", "x:8o", ":80", "bücher", "a, b", "x:", "x:0"])}\r\n`,
+    );
   }
   if (roll < 95) return ok(`Host: ${g.pick(["a", "x"])}\r\nHost: ${g.pick(["b", "x"])}\r\n`);
   if (roll < 98) return http10 ? ok("") : broken("");
@@ -219,13 +271,20 @@ function otherLines(g: Gen): Part {
 function bodyPart(g: Gen, f: FuzzFixtures, http10: boolean): Part & { short?: boolean } {
   const roll = g.int(0, 99);
   if (roll < 45) return ok("\r\n");
-  const form = g.chance(0.25) ? "x".repeat(g.int(4000, 5000)) : g.pick([
-    "grant_type=client_credentials",
-    `grant_type=client_credentials&client_id=${f.clientId}&client_secret=${f.clientSecret}`,
-    `grant_type=client_credentials&scope=${g.pick(["employees:read", "nope", "%"])}`,
-    g.text(g.int(0, 60), PRINTABLE),
+  const form = g.chance(0.25)
+    ? "x".repeat(g.int(4000, 5000))
+    : g.pick([
+        "grant_type=client_credentials",
+        `grant_type=client_credentials&client_id=${f.clientId}&client_secret=${f.clientSecret}`,
+        `grant_type=client_credentials&scope=${g.pick(["employees:read", "nope", "%"])}`,
+        g.text(g.int(0, 60), PRINTABLE),
+      ]);
+  const type = g.pick([
+    "Content-Type: application/x-www-form-urlencoded\r\n",
+    "Content-Type: text/plain\r\n",
+    "Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\n",
+    "",
   ]);
-  const type = g.pick(["Content-Type: application/x-www-form-urlencoded\r\n", "Content-Type: text/plain\r\n", "Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\n", ""]);
   const bytes = new TextEncoder().encode(form).length;
   if (roll < 75) return ok(`${type}Content-Length: ${bytes}\r\n\r\n${form}`);
   if (roll < 82) return { ...ok(`${type}Content-Length: ${g.int(0, bytes)}\r\n\r\n${form}`), short: true };
@@ -258,13 +317,17 @@ export function generateCases(seed: number, count: number, fixtures: FuzzFixture
     // The last request asks for the connection to be closed after its answer: how a case ends.
     // After CONNECT Bun reads the rest of the connection as a tunnel, not as requests: nothing is pipelined after one.
     const pipelined = !body.short && m.text !== "CONNECT" && g.chance(0.1) ? "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" : "";
-    const connection = pipelined ? g.pick(["", "Connection: keep-alive\r\n"]) : g.pick(["Connection: close\r\n", "Connection: keep-alive, close\r\n", "Connection: close, upgrade\r\n"]);
+    const connection = pipelined
+      ? g.pick(["", "Connection: keep-alive\r\n"])
+      : g.pick(["Connection: close\r\n", "Connection: keep-alive, close\r\n", "Connection: close, upgrade\r\n"]);
     const head = `${m.text} ${t.text} ${v.text}\r\n${host.text}${auth}${requestId.line}${other.text}${connection}`;
     // Bun refuses a head over 16 KiB itself (bare 431); a little below, to leave the body's framing lines room.
     const withinBunLimit = head.length < 16_000;
     const text = `${head}${body.text}${pipelined}`;
     const parts = { method: m, target: t, version: v, host, headers: other, body };
-    const flaws = Object.entries(parts).filter(([, part]) => !part.valid).map(([name]) => name);
+    const flaws = Object.entries(parts)
+      .filter(([, part]) => !part.valid)
+      .map(([name]) => name);
     if (!withinBunLimit) flaws.push("size");
     if (!t.text.startsWith("/") && !/^https?:\/\//i.test(t.text)) flaws.push("target form");
     cases.push({
@@ -351,7 +414,11 @@ function decodedBody(answer: Answer): string {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** The answers that are not JSON, by path: the reference page, its script, the Prometheus metrics. */
-const NOT_JSON = new Map([[DOCS_PATH, "text/html"], [DOCS_SCRIPT_PATH, "application/javascript"], [METRICS_PATH, "text/plain; version=0.0.4"]]);
+const NOT_JSON = new Map([
+  [DOCS_PATH, "text/html"],
+  [DOCS_SCRIPT_PATH, "application/javascript"],
+  [METRICS_PATH, "text/plain; version=0.0.4"],
+]);
 
 /** Why this response is not the project's JSON as docs/api.md describes it, or null. */
 function jsonProblem(c: SocketCase, answer: Answer, first: boolean): string | null {
@@ -385,7 +452,12 @@ function jsonProblem(c: SocketCase, answer: Answer, first: boolean): string | nu
 }
 
 function isBunRefusal(answer: Answer): boolean {
-  return BUN_REFUSALS.has(answer.status) && answer.body.length === 0 && [...answer.headers.keys()].every((name) => name === "connection" || name === "content-length") && (answer.headers.get("content-length") ?? "0") === "0";
+  return (
+    BUN_REFUSALS.has(answer.status) &&
+    answer.body.length === 0 &&
+    [...answer.headers.keys()].every((name) => name === "connection" || name === "content-length") &&
+    (answer.headers.get("content-length") ?? "0") === "0"
+  );
 }
 
 export type Outcome = "json" | "bun-refusal" | "closed";
@@ -403,10 +475,16 @@ export function judge(c: SocketCase, received: Uint8Array): Outcome {
   }
   const answers = parseAnswers(received, c.method === "HEAD");
   const bunMethod = BUN_SERVE_METHODS.has(c.method);
-  if (!bunMethod && !isBunRefusal(answers[0]!)) throw new Error("the handler answered a method Bun does not know: SECURITY.md says Bun closes or refuses those");
+  if (!bunMethod && !isBunRefusal(answers[0]!))
+    throw new Error("the handler answered a method Bun does not know: SECURITY.md says Bun closes or refuses those");
   answers.forEach((answer, i) => {
-    const problem = isBunRefusal(answer) ? (c.wellFormed && bunMethod && i === 0 ? "Bun's bare refusal of a well-formed request" : null) : jsonProblem(c, answer, i === 0);
-    if (problem) throw new Error(`${i === 0 ? "the answer" : `answer ${i + 1}`}: ${problem} (status ${answer.status}, headers ${JSON.stringify([...answer.headers])})`);
+    const problem = isBunRefusal(answer)
+      ? c.wellFormed && bunMethod && i === 0
+        ? "Bun's bare refusal of a well-formed request"
+        : null
+      : jsonProblem(c, answer, i === 0);
+    if (problem)
+      throw new Error(`${i === 0 ? "the answer" : `answer ${i + 1}`}: ${problem} (status ${answer.status}, headers ${JSON.stringify([...answer.headers])})`);
   });
   return isBunRefusal(answers[0]!) ? "bun-refusal" : "json";
 }
@@ -448,7 +526,11 @@ export interface FuzzReport {
 }
 
 /** Runs every case against the port, a few at a time; failures are collected, not thrown. */
-export async function runSocketFuzz(port: number, cases: SocketCase[], options: { concurrency: number; timeoutMs: number; replay: string }): Promise<FuzzReport> {
+export async function runSocketFuzz(
+  port: number,
+  cases: SocketCase[],
+  options: { concurrency: number; timeoutMs: number; replay: string },
+): Promise<FuzzReport> {
   const report: FuzzReport = { cases: 0, outcomes: { json: 0, "bun-refusal": 0, closed: 0 }, statuses: new Map(), failures: [] };
   let next = 0;
   const worker = async () => {
@@ -460,7 +542,10 @@ export async function runSocketFuzz(port: number, cases: SocketCase[], options: 
         const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(latin1(received.subarray(0, 12)))?.[1] ?? 0);
         report.statuses.set(status, (report.statuses.get(status) ?? 0) + 1);
       } catch (error) {
-        if (report.failures.length < 20) report.failures.push(`case ${c.index} (${options.replay}): ${c.label}\n  ${(error as Error).message}\n  sent: ${JSON.stringify(latin1(c.bytes).slice(0, 600))}`);
+        if (report.failures.length < 20)
+          report.failures.push(
+            `case ${c.index} (${options.replay}): ${c.label}\n  ${(error as Error).message}\n  sent: ${JSON.stringify(latin1(c.bytes).slice(0, 600))}`,
+          );
       }
       report.cases++;
     }

@@ -79,11 +79,27 @@ async function seedOrganisation(store: SqlAdminStore, kind: "plain" | "mixed" | 
     const part = <T>(rows: T[]) => (round === 0 ? rows : rows.filter(() => random.int(3) === 0));
     await store.runImport(async (w) => {
       await w.upsertLeaveTypes(id, types, now);
-      await w.upsertEmployees(id, part(people).map((p) => ({ ...p, job_title: `round ${round}` })), now);
-      await w.upsertLeaveBookings(id, part(bookings).map((b) => ({ ...b, days: round + 1 })), now);
+      await w.upsertEmployees(
+        id,
+        part(people).map((p) => ({ ...p, job_title: `round ${round}` })),
+        now,
+      );
+      await w.upsertLeaveBookings(
+        id,
+        part(bookings).map((b) => ({ ...b, days: round + 1 })),
+        now,
+      );
       if (round === 2 && kind === "mixed") {
-        await w.deleteEmployees(id, people.slice(0, 4).map((p) => p.id), now);
-        await w.deleteLeaveBookings(id, bookings.slice(0, 10).map((b) => b.id), now);
+        await w.deleteEmployees(
+          id,
+          people.slice(0, 4).map((p) => p.id),
+          now,
+        );
+        await w.deleteLeaveBookings(
+          id,
+          bookings.slice(0, 10).map((b) => b.id),
+          now,
+        );
       }
     });
   }
@@ -97,11 +113,14 @@ function plainEmployees(db: Kysely<Tables>, q: EmployeePageQuery) {
   if (q.updatedSince !== undefined) query = query.where("updated_at", ">=", q.updatedSince);
   const after = q.after;
   if (after) {
-    query = query.where((eb) =>
-      eb.or([eb("updated_at", ">", after.updatedAt), eb.and([eb("updated_at", "=", after.updatedAt), eb("id", ">", after.id)])]),
-    );
+    query = query.where((eb) => eb.or([eb("updated_at", ">", after.updatedAt), eb.and([eb("updated_at", "=", after.updatedAt), eb("id", ">", after.id)])]));
   }
-  return query.orderBy("updated_at").orderBy("id").limit(q.limit).execute().then((rows) => rows.map(toEmployee));
+  return query
+    .orderBy("updated_at")
+    .orderBy("id")
+    .limit(q.limit)
+    .execute()
+    .then((rows) => rows.map(toEmployee));
 }
 
 function plainLeave(db: Kysely<Tables>, q: LeavePageQuery) {
@@ -169,22 +188,24 @@ function windowStart(org: OrgData): fc.Arbitrary<string> {
 
 function leaveQueries(orgs: OrgData[], has: (bit: number) => boolean): fc.Arbitrary<LeavePageQuery> {
   return fc.constantFrom(...orgs).chain((org) =>
-    fc.record({
-      organisationId: fc.constant(org.id),
-      from: windowStart(org),
-      days: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 90 })),
-      status: maybe(has(0), fc.constantFrom(...LEAVE_STATUSES)),
-      employeeId: maybe(has(1), fc.oneof(fc.constantFrom(...org.employees.map((e) => e.id)), fc.uuid())),
-      updatedSince: maybe(has(2), fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 9000)),
-      after: maybe(
-        has(3),
-        fc.oneof(
-          fc.constantFrom(...org.bookings).map((b) => ({ startDate: b.start_date, id: b.id })),
-          fc.record({ startDate: fc.integer({ min: -400, max: 900 }).map((d) => addDays(FIRST_DAY, d)), id: fc.uuid() }),
+    fc
+      .record({
+        organisationId: fc.constant(org.id),
+        from: windowStart(org),
+        days: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 90 })),
+        status: maybe(has(0), fc.constantFrom(...LEAVE_STATUSES)),
+        employeeId: maybe(has(1), fc.oneof(fc.constantFrom(...org.employees.map((e) => e.id)), fc.uuid())),
+        updatedSince: maybe(has(2), fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 9000)),
+        after: maybe(
+          has(3),
+          fc.oneof(
+            fc.constantFrom(...org.bookings).map((b) => ({ startDate: b.start_date, id: b.id })),
+            fc.record({ startDate: fc.integer({ min: -400, max: 900 }).map((d) => addDays(FIRST_DAY, d)), id: fc.uuid() }),
+          ),
         ),
-      ),
-      limit: fc.integer({ min: 1, max: 40 }),
-    }).map(({ days, ...q }) => ({ ...q, to: addDays(q.from, days) })),
+        limit: fc.integer({ min: 1, max: 40 }),
+      })
+      .map(({ days, ...q }) => ({ ...q, to: addDays(q.from, days) })),
   );
 }
 
@@ -236,15 +257,21 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
     afterAll(() => target.dispose());
 
     test("employees page: every combination of status, updated_since and cursor", async () => {
-      const nonEmpty = await agreeOverEveryCombination(3, (has) => employeeQueries(orgs, has), target.store.listEmployees, (q) =>
-        plainEmployees(target.plain, q),
+      const nonEmpty = await agreeOverEveryCombination(
+        3,
+        (has) => employeeQueries(orgs, has),
+        target.store.listEmployees,
+        (q) => plainEmployees(target.plain, q),
       );
       expect(nonEmpty).toBeGreaterThan(50);
     }, 60_000);
 
     test("leave page: every combination of status, employee, updated_since and cursor, over any window", async () => {
-      const nonEmpty = await agreeOverEveryCombination(4, (has) => leaveQueries(orgs, has), target.store.listOverlappingLeave, (q) =>
-        plainLeave(target.plain, q),
+      const nonEmpty = await agreeOverEveryCombination(
+        4,
+        (has) => leaveQueries(orgs, has),
+        target.store.listOverlappingLeave,
+        (q) => plainLeave(target.plain, q),
       );
       expect(nonEmpty).toBeGreaterThan(60);
     }, 120_000);
@@ -275,7 +302,9 @@ runAgainstPlainKysely("Postgres", async () => {
   const store = openPostgresStore({ connectionString, schema, poolSize: 2 });
   await store.migrate();
   // DATE as the text Postgres sent, as the store reads it; nothing else of the store's set-up.
-  const types = { getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 1082 ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")) };
+  const types = {
+    getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 1082 ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")),
+  };
   const pool = new pg.Pool({ connectionString, max: 1, types, options: `-c search_path=${schema}` });
   const plain = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return {
@@ -292,7 +321,9 @@ describe("compiled-queries.ts refuses a query that does not follow from its valu
   test("a bound value the SQL never uses, and a value frozen into the SQL, fail at once", async () => {
     const db = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database: new Database(":memory:") }) });
     const queries = new CompiledQueries(db, SQLITE);
-    const ignoresStatus = defineQuery<{ id: string; status: string | undefined }>()((s, kdb) => kdb.selectFrom("employees").select("id").where("id", "=", s.id));
+    const ignoresStatus = defineQuery<{ id: string; status: string | undefined }>()((s, kdb) =>
+      kdb.selectFrom("employees").select("id").where("id", "=", s.id),
+    );
     await expect(queries.rows(ignoresStatus, { id: "a", status: "active" })).rejects.toThrow("binds status but its SQL never uses them");
     const frozen = defineQuery<{ id: string }>()((_s, kdb) => kdb.selectFrom("employees").select("id").where("id", "=", "a"));
     await expect(queries.rows(frozen, { id: "a" })).rejects.toThrow("literal parameter");

@@ -66,7 +66,10 @@ describe("the watchdog", () => {
 
   function expectWatchdogEnded(server: RunningServer, ended: { code: number | null; signal: string | null }): void {
     expect(ended.signal).toBe("SIGKILL");
-    const line = server.output().split("\n").find((l) => l.includes('"event":"watchdog"'));
+    const line = server
+      .output()
+      .split("\n")
+      .find((l) => l.includes('"event":"watchdog"'));
     expect(line).toBeDefined();
     const entry = JSON.parse(line!) as { level: string; message: string; stalled_ms: number };
     expect(entry.level).toBe("error");

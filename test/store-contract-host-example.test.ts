@@ -46,7 +46,9 @@ describe("host-owned Store example beyond the contract", () => {
     const db = hostDatabase();
     const store = createHostStore(db);
     const { company_no } = db
-      .query<{ company_no: number }, []>("insert into companies (public_id, name, api_access, created) values ('pending', 'Host Co', 1, '2026-01-01T00:00:00.000Z') returning company_no")
+      .query<{ company_no: number }, []>(
+        "insert into companies (public_id, name, api_access, created) values ('pending', 'Host Co', 1, '2026-01-01T00:00:00.000Z') returning company_no",
+      )
       .get()!;
     const companyId = publicIdFor("companies", company_no);
     db.query("update companies set public_id = ? where company_no = ?").run(companyId, company_no);
@@ -62,7 +64,10 @@ describe("host-owned Store example beyond the contract", () => {
     expect(publicIdFor("staff", staff_no)).toBe(staffId);
     expect(publicIdFor("absences", staff_no)).not.toBe(staffId);
     expect(await store.findEmployee(companyId, staffId)).toMatchObject({
-      id: staffId, first_name: "Grace", status: "active", updated_at: Date.parse("2026-02-01T08:00:00.000Z"),
+      id: staffId,
+      first_name: "Grace",
+      status: "active",
+      updated_at: Date.parse("2026-02-01T08:00:00.000Z"),
     });
     db.close();
   });

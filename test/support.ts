@@ -85,8 +85,7 @@ export async function authorisedOrganisation(world: TestWorld, scopes: Scope[] =
   const client = await createClient(world, organisationId, scopes);
   const { body } = await requestToken(world, client);
   const token = body.access_token as string;
-  const get = (path: string, headers: Record<string, string> = {}) =>
-    world.call(path, { headers: { Authorization: `Bearer ${token}`, ...headers } });
+  const get = (path: string, headers: Record<string, string> = {}) => world.call(path, { headers: { Authorization: `Bearer ${token}`, ...headers } });
   return { organisationId, client, token, get };
 }
 

@@ -100,63 +100,90 @@ const typeOf = (b: Row) => ((b.leave_type as { id: string }).id === leaveTypes.a
 const liveBookings = () => [...bookings.values()].filter((b) => employees.has(b.employee_id as string));
 
 const CHANGES: [number, () => Promise<void>][] = [
-  [6, async () => {
-    const e = { ...pick([...employees.values()]), job_title: `Engineer ${between(1, 9)}`, department: pick(["Engineering", "Research", "Sales", "Support"]) };
-    employees.set(e.id, e);
-    await write("employees", [e], "employee update");
-  }],
-  [2, async () => {
-    if (employees.size < 25) return;
-    const e = pick([...employees.values()]);
-    employees.delete(e.id);
-    deletedEmployees.set(e.id, e);
-    await write("employees", [{ id: e.id, deleted: true }], "employee deletion");
-  }],
-  [2, async () => {
-    if (deletedEmployees.size === 0) return;
-    const e = pick([...deletedEmployees.values()]);
-    deletedEmployees.delete(e.id);
-    employees.set(e.id, e);
-    await write("employees", [e], "employee re-import");
-  }],
-  [1, async () => {
-    const e = newEmployee();
-    employees.set(e.id, e);
-    await write("employees", [e], "new employee");
-  }],
-  [6, async () => {
-    const b: Row = { ...pick(liveBookings()), status: pick(["pending", "approved", "rejected", "cancelled", "cancellation_requested"]) };
-    b.leave_type = typeOf(b);
-    bookings.set(b.id, b);
-    await write("leave", [b], "booking update");
-  }],
-  [6, async () => {
-    const b = { ...pick(liveBookings()) };
-    const length = between(0, 6);
-    b.start_date = addDays(FIRST_DAY, between(0, SPAN_DAYS));
-    b.end_date = addDays(b.start_date as string, length);
-    b.days = length + 1;
-    b.leave_type = typeOf(b);
-    bookings.set(b.id, b);
-    await write("leave", [b], "start_date edit");
-  }],
-  [2, async () => {
-    if (bookings.size < 80) return;
-    const b = pick(liveBookings());
-    bookings.delete(b.id);
-    await write("leave", [{ id: b.id, deleted: true }], "booking deletion");
-  }],
-  [3, async () => {
-    const b = newBooking(pick([...employees.keys()]));
-    bookings.set(b.id, b);
-    await write("leave", [b], "new booking");
-  }],
-  [1, async () => {
-    const b = { ...pick(liveBookings()) };
-    b.leave_type = typeOf(b) === leaveTypes.annual ? leaveTypes.sick : leaveTypes.annual;
-    bookings.set(b.id, b);
-    await write("leave", [b], "leave type switch");
-  }],
+  [
+    6,
+    async () => {
+      const e = { ...pick([...employees.values()]), job_title: `Engineer ${between(1, 9)}`, department: pick(["Engineering", "Research", "Sales", "Support"]) };
+      employees.set(e.id, e);
+      await write("employees", [e], "employee update");
+    },
+  ],
+  [
+    2,
+    async () => {
+      if (employees.size < 25) return;
+      const e = pick([...employees.values()]);
+      employees.delete(e.id);
+      deletedEmployees.set(e.id, e);
+      await write("employees", [{ id: e.id, deleted: true }], "employee deletion");
+    },
+  ],
+  [
+    2,
+    async () => {
+      if (deletedEmployees.size === 0) return;
+      const e = pick([...deletedEmployees.values()]);
+      deletedEmployees.delete(e.id);
+      employees.set(e.id, e);
+      await write("employees", [e], "employee re-import");
+    },
+  ],
+  [
+    1,
+    async () => {
+      const e = newEmployee();
+      employees.set(e.id, e);
+      await write("employees", [e], "new employee");
+    },
+  ],
+  [
+    6,
+    async () => {
+      const b: Row = { ...pick(liveBookings()), status: pick(["pending", "approved", "rejected", "cancelled", "cancellation_requested"]) };
+      b.leave_type = typeOf(b);
+      bookings.set(b.id, b);
+      await write("leave", [b], "booking update");
+    },
+  ],
+  [
+    6,
+    async () => {
+      const b = { ...pick(liveBookings()) };
+      const length = between(0, 6);
+      b.start_date = addDays(FIRST_DAY, between(0, SPAN_DAYS));
+      b.end_date = addDays(b.start_date as string, length);
+      b.days = length + 1;
+      b.leave_type = typeOf(b);
+      bookings.set(b.id, b);
+      await write("leave", [b], "start_date edit");
+    },
+  ],
+  [
+    2,
+    async () => {
+      if (bookings.size < 80) return;
+      const b = pick(liveBookings());
+      bookings.delete(b.id);
+      await write("leave", [{ id: b.id, deleted: true }], "booking deletion");
+    },
+  ],
+  [
+    3,
+    async () => {
+      const b = newBooking(pick([...employees.keys()]));
+      bookings.set(b.id, b);
+      await write("leave", [b], "new booking");
+    },
+  ],
+  [
+    1,
+    async () => {
+      const b = { ...pick(liveBookings()) };
+      b.leave_type = typeOf(b) === leaveTypes.annual ? leaveTypes.sick : leaveTypes.annual;
+      bookings.set(b.id, b);
+      await write("leave", [b], "leave type switch");
+    },
+  ],
 ];
 
 /**
@@ -200,10 +227,11 @@ for (let i = 0; i < 40; i++) {
   employees.set(e.id, e);
 }
 await write("employees", [...employees.values()], "initial employees");
-for (const id of [...employees.keys()]) for (let i = 0; i < 3; i++) {
-  const b = newBooking(id);
-  bookings.set(b.id, b);
-}
+for (const id of [...employees.keys()])
+  for (let i = 0; i < 3; i++) {
+    const b = newBooking(id);
+    bookings.set(b.id, b);
+  }
 await write("leave", [...bookings.values()], "initial bookings");
 process.stdout.write(`ready ${initialSeed}\n`);
 

@@ -130,7 +130,8 @@ function compare<T extends { id: string }>(kind: string, round: number, mirror: 
   for (const record of full) {
     const mine = mirror.get(record.id);
     if (!mine) differences.push(`round ${round}: ${kind} ${record.id} missing from the mirror`);
-    else if (JSON.stringify(mine) !== JSON.stringify(record)) differences.push(`round ${round}: ${kind} ${record.id} differs: mirror ${JSON.stringify(mine)} vs API ${JSON.stringify(record)}`);
+    else if (JSON.stringify(mine) !== JSON.stringify(record))
+      differences.push(`round ${round}: ${kind} ${record.id} differs: mirror ${JSON.stringify(mine)} vs API ${JSON.stringify(record)}`);
   }
   return { differences, dropped };
 }
@@ -180,7 +181,18 @@ async function proveSyncNeverLosesAChange(dbArgs: string[]): Promise<void> {
     // The seed replays the writer's choices: bun test/sync-writer.ts … --seed SEED.
     expect({ seed, differences: differences.slice(0, 10) }).toEqual({ seed, differences: [] });
     // Every kind of change happened, many times over, and deletions reached the mirror.
-    const kinds = ["employee update", "employee deletion", "employee re-import", "new employee", "booking update", "start_date edit", "booking deletion", "new booking", "leave type switch", "leave type rename"];
+    const kinds = [
+      "employee update",
+      "employee deletion",
+      "employee re-import",
+      "new employee",
+      "booking update",
+      "start_date edit",
+      "booking deletion",
+      "new booking",
+      "leave type switch",
+      "leave type rename",
+    ];
     expect(kinds.filter((kind) => !(model!.counts[kind]! > 0))).toEqual([]);
     expect(writer.writes()).toBeGreaterThan(ROUNDS * 2);
     expect(dropped).toBeGreaterThan(0);

@@ -27,7 +27,12 @@ const bookingId = (employeeSlot: number, i: number) => `00000000-0000-4000-9000-
 const EMPLOYEE_STATUSES = ["active", "terminated", "on_leave"] as const;
 const CALENDARS = ["GB-ENG", "US-CA", "DE-BY"] as const;
 
-const bookingArb = fc.record({ start: fc.integer({ min: -40, max: 400 }), length: fc.integer({ min: 0, max: 20 }), status: fc.constantFrom(...LEAVE_STATUSES), annual: fc.boolean() });
+const bookingArb = fc.record({
+  start: fc.integer({ min: -40, max: 400 }),
+  length: fc.integer({ min: 0, max: 20 }),
+  status: fc.constantFrom(...LEAVE_STATUSES),
+  annual: fc.boolean(),
+});
 const employeeArb = fc.record({
   slot: fc.nat({ max: EMPLOYEE_IDS.length - 1 }),
   status: fc.constantFrom(...EMPLOYEE_STATUSES),
@@ -58,10 +63,25 @@ async function seedOrganisation(world: TestWorld, index: number, data: Organisat
   const org = await authorisedOrganisation(world);
   const marker = `org${index}-${org.organisationId.slice(0, 8)}`;
   const employees = data.employees.map((e) =>
-    employee({ id: EMPLOYEE_IDS[e.slot]!, first_name: marker, status: e.status, department: e.department, holiday_calendar: e.calendar, start_date: e.start === null ? null : addDays(YEAR_START, e.start) }),
+    employee({
+      id: EMPLOYEE_IDS[e.slot]!,
+      first_name: marker,
+      status: e.status,
+      department: e.department,
+      holiday_calendar: e.calendar,
+      start_date: e.start === null ? null : addDays(YEAR_START, e.start),
+    }),
   );
   const bookings = data.employees.flatMap((e) =>
-    e.bookings.map((b, i) => booking(EMPLOYEE_IDS[e.slot]!, { id: bookingId(e.slot, i), leave_type_id: b.annual ? ANNUAL.id : SICK.id, start_date: addDays(YEAR_START, b.start), end_date: addDays(YEAR_START, b.start + b.length), status: b.status })),
+    e.bookings.map((b, i) =>
+      booking(EMPLOYEE_IDS[e.slot]!, {
+        id: bookingId(e.slot, i),
+        leave_type_id: b.annual ? ANNUAL.id : SICK.id,
+        start_date: addDays(YEAR_START, b.start),
+        end_date: addDays(YEAR_START, b.start + b.length),
+        status: b.status,
+      }),
+    ),
   );
   const closures: ClosureDayInput[] = data.closures.map((c, i) => ({
     id: `00000000-0000-4000-a000-0000000000${String(i).padStart(2, "0")}`,
@@ -73,10 +93,19 @@ async function seedOrganisation(world: TestWorld, index: number, data: Organisat
     deducts_from_leave: true,
   }));
   const publicHolidays = data.publicHolidays
-    ? [{ calendar: data.publicHolidays.calendar, year: 2026, rows: data.publicHolidays.days.map((d) => ({ date: addDays(YEAR_START, d), name: `${marker} public` })) }]
+    ? [
+        {
+          calendar: data.publicHolidays.calendar,
+          year: 2026,
+          rows: data.publicHolidays.days.map((d) => ({ date: addDays(YEAR_START, d), name: `${marker} public` })),
+        },
+      ]
     : [];
   // Same leave-type ids in every organisation, names of their own.
-  const leaveTypes = [{ ...ANNUAL, name: `${marker} annual` }, { ...SICK, name: `${marker} sick` }];
+  const leaveTypes = [
+    { ...ANNUAL, name: `${marker} annual` },
+    { ...SICK, name: `${marker} sick` },
+  ];
   await seed(world, org.organisationId, { employees, leaveTypes, bookings, closures, publicHolidays });
   return { id: org.organisationId, marker, get: org.get, employees, bookings, seededAt: new Date(world.clock.now()).toISOString() };
 }
@@ -115,13 +144,19 @@ const overlaps = (b: LeaveBookingInput, from: string, to: string) => b.start_dat
 
 async function checkLeave(x: Seeded, others: Seeded[]): Promise<void> {
   const employeeFilters = [undefined, ...new Set([...x.employees, ...others.flatMap((o) => o.employees)].map((e) => e.id))];
-  for (const [from, to] of [["2026-01-01", "2026-12-31"], ["2025-11-01", "2026-02-28"], ["2026-06-01", "2026-06-30"]] as const) {
+  for (const [from, to] of [
+    ["2026-01-01", "2026-12-31"],
+    ["2025-11-01", "2026-02-28"],
+    ["2026-06-01", "2026-06-30"],
+  ] as const) {
     for (const status of [undefined, ...LEAVE_STATUSES]) {
       for (const employeeId of employeeFilters) {
         const query = new URLSearchParams({ from, to, limit: "2", ...(status ? { status } : {}), ...(employeeId ? { employee_id: employeeId } : {}) });
         const data = await listAll<BookingJson>(x.get, `/v1/leave-requests?${query}`);
         for (const b of data) expect(b.leave_type.name).toBe(`${x.marker} annual`);
-        const expected = x.bookings.filter((b) => b.leave_type_id === ANNUAL.id && overlaps(b, from, to) && (!status || b.status === status) && (!employeeId || b.employee_id === employeeId));
+        const expected = x.bookings.filter(
+          (b) => b.leave_type_id === ANNUAL.id && overlaps(b, from, to) && (!status || b.status === status) && (!employeeId || b.employee_id === employeeId),
+        );
         expect(sorted(data.map((b) => `${b.employee_id}/${b.id}`))).toEqual(sorted(expected.map((b) => `${b.employee_id}/${b.id}`)));
       }
     }

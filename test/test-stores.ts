@@ -31,9 +31,7 @@ async function adminQuery(text: string): Promise<void> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(
-      `The Postgres test suite needs a server at ${PG_ADMIN_URL} (set LEAVEAPI_TEST_PG_URL): ${(error as Error).message}`,
-    );
+    throw new Error(`The Postgres test suite needs a server at ${PG_ADMIN_URL} (set LEAVEAPI_TEST_PG_URL): ${(error as Error).message}`);
   }
   try {
     await client.query(text);
@@ -68,17 +66,18 @@ let schemaAdmin: pg.Pool | undefined;
 /** DELETE rather than TRUNCATE: on tables this small it skips TRUNCATE's file swaps and fsyncs. */
 async function emptySchema(schema: string): Promise<void> {
   schemaAdmin ??= new pg.Pool({ connectionString: await testRunDatabaseUrl(), max: 1 });
-  const { rows } = await schemaAdmin.query<{ tablename: string }>(
-    "select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_%'",
-    [schema],
-  );
+  const { rows } = await schemaAdmin.query<{ tablename: string }>("select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_%'", [
+    schema,
+  ]);
   // Children before parents, so foreign keys never object.
   const order = ["access_tokens", "rate_events", "leave_bookings", "leave_types", "leave_spans", "closure_days", "public_holidays", "employees", "api_clients"];
-  const names = rows.map((r) => r.tablename).sort((a, b) => {
-    const ia = order.indexOf(a);
-    const ib = order.indexOf(b);
-    return (ia === -1 ? order.length : ia) - (ib === -1 ? order.length : ib);
-  });
+  const names = rows
+    .map((r) => r.tablename)
+    .sort((a, b) => {
+      const ia = order.indexOf(a);
+      const ib = order.indexOf(b);
+      return (ia === -1 ? order.length : ia) - (ib === -1 ? order.length : ib);
+    });
   await schemaAdmin.query(names.map((t) => `delete from ${schema}.${t};`).join("\n"));
 }
 

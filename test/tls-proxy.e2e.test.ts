@@ -18,7 +18,10 @@ beforeAll(async () => {
   scratch = scratchDir();
   cert = join(scratch.dir, "cert.pem");
   key = join(scratch.dir, "key.pem");
-  const openssl = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", key, "-out", cert], { stderr: "pipe" });
+  const openssl = Bun.spawnSync(
+    ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", key, "-out", cert],
+    { stderr: "pipe" },
+  );
   if (openssl.exitCode !== 0) throw new Error(`openssl could not make a test certificate: ${openssl.stderr.toString()}`);
 }, 30_000);
 

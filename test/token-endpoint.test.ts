@@ -7,17 +7,7 @@ import { describe, expect, test } from "bun:test";
 import * as oauth from "oauth4webapi";
 import { digestSecret } from "../lib/credentials.ts";
 import { createClient, createOrganisation, createWorld, type TestClient, type TestWorld } from "./support.ts";
-import {
-  ALL,
-  BASIC_CHALLENGE,
-  clientBasic,
-  clientFormEncode,
-  expectError,
-  expectToken,
-  grantWithBasic,
-  postToken,
-  rawBasic,
-} from "./oauth-helpers.ts";
+import { ALL, BASIC_CHALLENGE, clientBasic, clientFormEncode, expectError, expectToken, grantWithBasic, postToken, rawBasic } from "./oauth-helpers.ts";
 
 async function worldWithClient(scopes?: Parameters<typeof createClient>[2]) {
   const world = await createWorld();
@@ -141,10 +131,16 @@ describe("oauth4webapi, its fetch routed to the handler", () => {
       const { world, client } = await worldWithClient();
       const as: oauth.AuthorizationServer = { issuer: "http://leaveapi.test", token_endpoint: "http://leaveapi.test/v1/oauth/token" };
       const auth = method === "basic" ? oauth.ClientSecretBasic(client.clientSecret) : oauth.ClientSecretPost(client.clientSecret);
-      const response = await oauth.clientCredentialsGrantRequest(as, { client_id: client.clientId }, auth, { scope: "leave:read" }, {
-        [oauth.allowInsecureRequests]: true,
-        [oauth.customFetch]: (url: string, init: RequestInit) => world.handler(new Request(url, init), { remoteAddress: "127.0.0.1" }),
-      });
+      const response = await oauth.clientCredentialsGrantRequest(
+        as,
+        { client_id: client.clientId },
+        auth,
+        { scope: "leave:read" },
+        {
+          [oauth.allowInsecureRequests]: true,
+          [oauth.customFetch]: (url: string, init: RequestInit) => world.handler(new Request(url, init), { remoteAddress: "127.0.0.1" }),
+        },
+      );
       const tokens = await oauth.processClientCredentialsResponse(as, { client_id: client.clientId }, response);
       expect(tokens.access_token).toMatch(/^svct_[A-Za-z0-9_-]{43}$/);
       expect(tokens.scope).toBe("leave:read");

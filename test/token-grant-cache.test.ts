@@ -144,10 +144,40 @@ describe("withTokenGrantCache on an injected clock", () => {
 
   test("wraps a read-only Store as a Store: nothing of AdminStore appears", async () => {
     const { shared, clock } = await memoryInstance();
-    const { installationKey, findClient, saveToken, findToken, takeRateSlot, checkRateLimit, sweepRateEvents, listEmployees, findEmployee,
-      listOverlappingLeave, listClosureDays, observedCalendars, listImportedPublicHolidays, ping, close } = shared;
-    const readOnly: Store = { installationKey, findClient, saveToken, findToken, takeRateSlot, checkRateLimit, sweepRateEvents, listEmployees,
-      findEmployee, listOverlappingLeave, listClosureDays, observedCalendars, listImportedPublicHolidays, ping, close };
+    const {
+      installationKey,
+      findClient,
+      saveToken,
+      findToken,
+      takeRateSlot,
+      checkRateLimit,
+      sweepRateEvents,
+      listEmployees,
+      findEmployee,
+      listOverlappingLeave,
+      listClosureDays,
+      observedCalendars,
+      listImportedPublicHolidays,
+      ping,
+      close,
+    } = shared;
+    const readOnly: Store = {
+      installationKey,
+      findClient,
+      saveToken,
+      findToken,
+      takeRateSlot,
+      checkRateLimit,
+      sweepRateEvents,
+      listEmployees,
+      findEmployee,
+      listOverlappingLeave,
+      listClosureDays,
+      observedCalendars,
+      listImportedPublicHolidays,
+      ping,
+      close,
+    };
     const cached = withTokenGrantCache(readOnly, { now: clock.now });
     expect("revokeClient" in cached).toBe(false);
     await cached.ping();
@@ -163,7 +193,10 @@ describe("the SQLite store opens with the grant cache", () => {
     const a = openSqliteStore({ filename: file });
     await a.migrate();
     const b = openSqliteStore({ filename: file });
-    closing.push(() => a.close(), () => b.close());
+    closing.push(
+      () => a.close(),
+      () => b.close(),
+    );
     return { a, b, ...(await withLiveToken(a)) };
   }
 

@@ -37,7 +37,11 @@ const NO_ORG = fixtureUuid("0f000000", 0xf);
 const SCOPES: Scope[] = ["employees:read", "leave:read"];
 
 const organisation = (id: string, fields: Partial<Organisation> = {}): Organisation => ({
-  id, name: "Acme Ltd", api_enabled: true, created_at: T0, ...fields,
+  id,
+  name: "Acme Ltd",
+  api_enabled: true,
+  created_at: T0,
+  ...fields,
 });
 
 const withoutSecret = ({ secret_digest: _, ...client }: StoredClient) => client;
@@ -67,129 +71,162 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
 
   describe(`AdminStore contract: ${options.name}`, () => {
     describe("organisations", () => {
-      test("a created organisation is found as it was given; an unknown id is null", withStore(async (store) => {
-        const acme = organisation(ORG_A, { api_enabled: false });
-        await store.createOrganisation(acme);
-        expect(await store.findOrganisation(ORG_A)).toEqual(acme);
-        expect(await store.findOrganisation(NO_ORG)).toBeNull();
-      }));
+      test(
+        "a created organisation is found as it was given; an unknown id is null",
+        withStore(async (store) => {
+          const acme = organisation(ORG_A, { api_enabled: false });
+          await store.createOrganisation(acme);
+          expect(await store.findOrganisation(ORG_A)).toEqual(acme);
+          expect(await store.findOrganisation(NO_ORG)).toBeNull();
+        }),
+      );
 
-      test("lists every organisation in (created_at, id) order", withStore(async (store) => {
-        expect(await store.listOrganisations()).toEqual([]);
-        const later = organisation(ORG_B, { name: "Borealis GmbH", created_at: T0 + 1 });
-        const tiedWithLater = organisation(ORG_A, { created_at: T0 + 1, api_enabled: false });
-        const first = organisation(ORG_C, { name: "Cirrus BV" });
-        for (const org of [later, tiedWithLater, first]) await store.createOrganisation(org);
-        expect(await store.listOrganisations()).toEqual([first, tiedWithLater, later]);
-      }));
+      test(
+        "lists every organisation in (created_at, id) order",
+        withStore(async (store) => {
+          expect(await store.listOrganisations()).toEqual([]);
+          const later = organisation(ORG_B, { name: "Borealis GmbH", created_at: T0 + 1 });
+          const tiedWithLater = organisation(ORG_A, { created_at: T0 + 1, api_enabled: false });
+          const first = organisation(ORG_C, { name: "Cirrus BV" });
+          for (const org of [later, tiedWithLater, first]) await store.createOrganisation(org);
+          expect(await store.listOrganisations()).toEqual([first, tiedWithLater, later]);
+        }),
+      );
 
-      test("refuses an organisation whose id is taken, and keeps the first", withStore(async (store) => {
-        const acme = organisation(ORG_A);
-        await store.createOrganisation(acme);
-        expect(await rejectionOf(store.createOrganisation({ ...acme, name: "Impostor", api_enabled: false }))).toBeTruthy();
-        expect(await store.listOrganisations()).toEqual([acme]);
-      }));
+      test(
+        "refuses an organisation whose id is taken, and keeps the first",
+        withStore(async (store) => {
+          const acme = organisation(ORG_A);
+          await store.createOrganisation(acme);
+          expect(await rejectionOf(store.createOrganisation({ ...acme, name: "Impostor", api_enabled: false }))).toBeTruthy();
+          expect(await store.listOrganisations()).toEqual([acme]);
+        }),
+      );
 
-      test("migrate is safe to run again, and keeps what is stored", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        await store.migrate();
-        expect(await store.findOrganisation(ORG_A)).toEqual(organisation(ORG_A));
-      }));
+      test(
+        "migrate is safe to run again, and keeps what is stored",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          await store.migrate();
+          expect(await store.findOrganisation(ORG_A)).toEqual(organisation(ORG_A));
+        }),
+      );
     });
 
     describe("API access", () => {
-      test("setApiEnabled switches access, says whether the organisation exists, and clients see the switch", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A, { api_enabled: false }));
-        const { client } = await createClient(store, ORG_A);
-        for (const enabled of [true, false]) {
-          expect(await store.setApiEnabled(ORG_A, enabled)).toBe(true);
-          expect(await store.findOrganisation(ORG_A)).toEqual(organisation(ORG_A, { api_enabled: enabled }));
-          expect(await store.findClient(client.client_id)).toEqual({ ...client, api_enabled: enabled });
-        }
-        expect(await store.setApiEnabled(NO_ORG, true)).toBe(false);
-        expect(await store.findOrganisation(NO_ORG)).toBeNull();
-      }));
+      test(
+        "setApiEnabled switches access, says whether the organisation exists, and clients see the switch",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A, { api_enabled: false }));
+          const { client } = await createClient(store, ORG_A);
+          for (const enabled of [true, false]) {
+            expect(await store.setApiEnabled(ORG_A, enabled)).toBe(true);
+            expect(await store.findOrganisation(ORG_A)).toEqual(organisation(ORG_A, { api_enabled: enabled }));
+            expect(await store.findClient(client.client_id)).toEqual({ ...client, api_enabled: enabled });
+          }
+          expect(await store.setApiEnabled(NO_ORG, true)).toBe(false);
+          expect(await store.findOrganisation(NO_ORG)).toBeNull();
+        }),
+      );
 
-      test("switching access off deletes the organisation's tokens for good, and leaves another's", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        await store.createOrganisation(organisation(ORG_B));
-        const a = await createClient(store, ORG_A);
-        const b = await createClient(store, ORG_B);
-        await store.saveToken(tokenDigest(1), a.grant);
-        await store.saveToken(tokenDigest(2), b.grant);
-        expect(await store.findToken(tokenDigest(1))).toEqual(a.grant);
+      test(
+        "switching access off deletes the organisation's tokens for good, and leaves another's",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          await store.createOrganisation(organisation(ORG_B));
+          const a = await createClient(store, ORG_A);
+          const b = await createClient(store, ORG_B);
+          await store.saveToken(tokenDigest(1), a.grant);
+          await store.saveToken(tokenDigest(2), b.grant);
+          expect(await store.findToken(tokenDigest(1))).toEqual(a.grant);
 
-        expect(await store.setApiEnabled(ORG_A, false)).toBe(true);
-        expect(await store.findToken(tokenDigest(1))).toBeNull();
-        await store.setApiEnabled(ORG_A, true);
-        expect(await store.findToken(tokenDigest(1))).toBeNull();
-        expect(await store.findToken(tokenDigest(2))).toEqual(b.grant);
-      }));
+          expect(await store.setApiEnabled(ORG_A, false)).toBe(true);
+          expect(await store.findToken(tokenDigest(1))).toBeNull();
+          await store.setApiEnabled(ORG_A, true);
+          expect(await store.findToken(tokenDigest(1))).toBeNull();
+          expect(await store.findToken(tokenDigest(2))).toEqual(b.grant);
+        }),
+      );
 
-      test("a token saved while access is off is not kept; switching on what is on keeps its tokens", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A, { api_enabled: false }));
-        const a = await createClient(store, ORG_A);
-        await store.saveToken(tokenDigest(1), a.grant);
-        await store.setApiEnabled(ORG_A, true);
-        expect(await store.findToken(tokenDigest(1))).toBeNull();
+      test(
+        "a token saved while access is off is not kept; switching on what is on keeps its tokens",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A, { api_enabled: false }));
+          const a = await createClient(store, ORG_A);
+          await store.saveToken(tokenDigest(1), a.grant);
+          await store.setApiEnabled(ORG_A, true);
+          expect(await store.findToken(tokenDigest(1))).toBeNull();
 
-        await store.saveToken(tokenDigest(2), a.grant);
-        await store.setApiEnabled(ORG_A, true);
-        expect(await store.findToken(tokenDigest(2))).toEqual(a.grant);
-      }));
+          await store.saveToken(tokenDigest(2), a.grant);
+          await store.setApiEnabled(ORG_A, true);
+          expect(await store.findToken(tokenDigest(2))).toEqual(a.grant);
+        }),
+      );
     });
 
     describe("clients", () => {
-      test("a minted client is found by id with its secret's digest and its organisation's switch", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        const { client, secret } = mintClient(ORG_A, SCOPES, "Payroll sync", T0);
-        await store.createClient(client);
-        const found = await store.findClient(client.client_id);
-        expect(found).toEqual({ ...client, api_enabled: true });
-        expect(found?.secret_digest).toBe(digestSecret(secret));
-        expect(await store.findClient(mintClient(ORG_A, SCOPES, null, T0).client.client_id)).toBeNull();
-      }));
+      test(
+        "a minted client is found by id with its secret's digest and its organisation's switch",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          const { client, secret } = mintClient(ORG_A, SCOPES, "Payroll sync", T0);
+          await store.createClient(client);
+          const found = await store.findClient(client.client_id);
+          expect(found).toEqual({ ...client, api_enabled: true });
+          expect(found?.secret_digest).toBe(digestSecret(secret));
+          expect(await store.findClient(mintClient(ORG_A, SCOPES, null, T0).client.client_id)).toBeNull();
+        }),
+      );
 
-      test("lists an organisation's clients in (created_at, client_id) order, without secret digests", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        await store.createOrganisation(organisation(ORG_B));
-        const later = [(await createClient(store, ORG_A, T0 + 1)).client, (await createClient(store, ORG_A, T0 + 1)).client];
-        const first = (await createClient(store, ORG_A, T0)).client;
-        const other = (await createClient(store, ORG_B, T0)).client;
-        later.sort((x, y) => (x.client_id < y.client_id ? -1 : 1));
-        expect(await store.listClients(ORG_A)).toEqual([first, ...later].map(withoutSecret));
-        expect(await store.listClients(ORG_B)).toEqual([withoutSecret(other)]);
-        expect(await store.listClients(NO_ORG)).toEqual([]);
-      }));
+      test(
+        "lists an organisation's clients in (created_at, client_id) order, without secret digests",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          await store.createOrganisation(organisation(ORG_B));
+          const later = [(await createClient(store, ORG_A, T0 + 1)).client, (await createClient(store, ORG_A, T0 + 1)).client];
+          const first = (await createClient(store, ORG_A, T0)).client;
+          const other = (await createClient(store, ORG_B, T0)).client;
+          later.sort((x, y) => (x.client_id < y.client_id ? -1 : 1));
+          expect(await store.listClients(ORG_A)).toEqual([first, ...later].map(withoutSecret));
+          expect(await store.listClients(ORG_B)).toEqual([withoutSecret(other)]);
+          expect(await store.listClients(NO_ORG)).toEqual([]);
+        }),
+      );
 
-      test("revoking stamps revoked_at once, ends the client's tokens, and leaves other clients' alone", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        const revoking = await createClient(store, ORG_A);
-        const staying = await createClient(store, ORG_A);
-        await store.saveToken(tokenDigest(1), revoking.grant);
-        await store.saveToken(tokenDigest(2), staying.grant);
+      test(
+        "revoking stamps revoked_at once, ends the client's tokens, and leaves other clients' alone",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          const revoking = await createClient(store, ORG_A);
+          const staying = await createClient(store, ORG_A);
+          await store.saveToken(tokenDigest(1), revoking.grant);
+          await store.saveToken(tokenDigest(2), staying.grant);
 
-        const revoked = await store.revokeClient(revoking.client.client_id, T0 + 5000);
-        expect(revoked).toEqual({ ...withoutSecret(revoking.client), revoked_at: T0 + 5000 });
-        expect(await store.findClient(revoking.client.client_id)).toEqual({ ...revoking.client, revoked_at: T0 + 5000, api_enabled: true });
-        expect(await store.findToken(tokenDigest(1))).toBeNull();
-        expect(await store.findToken(tokenDigest(2))).toEqual(staying.grant);
+          const revoked = await store.revokeClient(revoking.client.client_id, T0 + 5000);
+          expect(revoked).toEqual({ ...withoutSecret(revoking.client), revoked_at: T0 + 5000 });
+          expect(await store.findClient(revoking.client.client_id)).toEqual({ ...revoking.client, revoked_at: T0 + 5000, api_enabled: true });
+          expect(await store.findToken(tokenDigest(1))).toBeNull();
+          expect(await store.findToken(tokenDigest(2))).toEqual(staying.grant);
 
-        expect(await store.revokeClient(revoking.client.client_id, T0 + 9000)).toEqual(revoked);
-        expect((await store.listClients(ORG_A)).map((c) => c.revoked_at).sort()).toEqual([T0 + 5000, null]);
-        expect(await store.revokeClient(mintClient(ORG_A, SCOPES, null, T0).client.client_id, T0)).toBeNull();
-      }));
+          expect(await store.revokeClient(revoking.client.client_id, T0 + 9000)).toEqual(revoked);
+          expect((await store.listClients(ORG_A)).map((c) => c.revoked_at).sort()).toEqual([T0 + 5000, null]);
+          expect(await store.revokeClient(mintClient(ORG_A, SCOPES, null, T0).client.client_id, T0)).toBeNull();
+        }),
+      );
 
-      test("refuses a client whose id is taken or whose organisation does not exist", withStore(async (store) => {
-        await store.createOrganisation(organisation(ORG_A));
-        const { client } = await createClient(store, ORG_A);
-        expect(await rejectionOf(store.createClient({ ...client, name: "Again" }))).toBeTruthy();
-        expect(await store.findClient(client.client_id)).toEqual({ ...client, api_enabled: true });
+      test(
+        "refuses a client whose id is taken or whose organisation does not exist",
+        withStore(async (store) => {
+          await store.createOrganisation(organisation(ORG_A));
+          const { client } = await createClient(store, ORG_A);
+          expect(await rejectionOf(store.createClient({ ...client, name: "Again" }))).toBeTruthy();
+          expect(await store.findClient(client.client_id)).toEqual({ ...client, api_enabled: true });
 
-        const orphan = mintClient(NO_ORG, SCOPES, null, T0).client;
-        expect(await rejectionOf(store.createClient(orphan))).toBeTruthy();
-        expect(await store.findClient(orphan.client_id)).toBeNull();
-      }));
+          const orphan = mintClient(NO_ORG, SCOPES, null, T0).client;
+          expect(await rejectionOf(store.createClient(orphan))).toBeTruthy();
+          expect(await store.findClient(orphan.client_id)).toBeNull();
+        }),
+      );
     });
 
     runImportWriterCases(framework, withStore);

@@ -61,7 +61,12 @@ export const STANDARD_IDS = {
     ivy: fixtureUuid("e6000000", 1),
     zed: fixtureUuid("e7000000", 1),
   },
-  leaveTypes: { annual: fixtureUuid("a1000000", 1), unpaidAnnual: fixtureUuid("a1000000", 2), sick: fixtureUuid("a1000000", 3), annualB: fixtureUuid("a2000000", 1) },
+  leaveTypes: {
+    annual: fixtureUuid("a1000000", 1),
+    unpaidAnnual: fixtureUuid("a1000000", 2),
+    sick: fixtureUuid("a1000000", 3),
+    annualB: fixtureUuid("a2000000", 1),
+  },
   bookings: {
     long: fixtureUuid("b0000000", 0x1),
     endsOnFrom: fixtureUuid("b0000000", 0x2),
@@ -147,13 +152,27 @@ function closure(id: string, date: string, fields: Partial<FixtureClosureDay>): 
 export function standardFixture(): ContractFixture {
   const allScopes = ["employees:read", "holidays:read", "leave:read"] as const;
   const client = (client_id: string, organisation_id: string, fields: Partial<FixtureClient>): FixtureClient => ({
-    client_id, organisation_id, name: null, scopes: [...allScopes], created_at: T0, revoked_at: null, secret_digest: "0".repeat(64), ...fields,
+    client_id,
+    organisation_id,
+    name: null,
+    scopes: [...allScopes],
+    created_at: T0,
+    revoked_at: null,
+    secret_digest: "0".repeat(64),
+    ...fields,
   });
   const grant = (client_id: string, organisation_id: string, expires_at: number): AccessTokenGrant => ({
-    client_id, organisation_id, scopes: ["employees:read", "leave:read"], expires_at,
+    client_id,
+    organisation_id,
+    scopes: ["employees:read", "leave:read"],
+    expires_at,
   });
   const holiday = (organisation_id: string, calendar: string, date: string, name: string): FixturePublicHoliday => ({
-    organisation_id, calendar, year: Number(date.slice(0, 4)), date, name,
+    organisation_id,
+    calendar,
+    year: Number(date.slice(0, 4)),
+    date,
+    name,
   });
   return {
     organisations: [
@@ -177,7 +196,11 @@ export function standardFixture(): ContractFixture {
       employee(E.cy, U[2], { first_name: "Cy", start_date: null, job_title: null }),
       employee(E.di, U[2], { first_name: "Di", holiday_calendar: "nl", start_date: "2026-12-31" }),
       employee(E.ed, U[3], {
-        first_name: "Ed", status: "terminated", start_date: "2019-05-01", leaving_date: "2026-01-01", holiday_calendar: "gb-nir",
+        first_name: "Ed",
+        status: "terminated",
+        start_date: "2019-05-01",
+        leaving_date: "2026-01-01",
+        holiday_calendar: "gb-nir",
       }),
       employee(E.fay, U[4], { first_name: "Fay", status: "terminated", leaving_date: "2025-12-31", holiday_calendar: "gb-wls" }),
       employee(E.gus, U[5], { first_name: "Gus", holiday_calendar: null, start_date: "2025-01-01" }),
@@ -217,13 +240,19 @@ export function standardFixture(): ContractFixture {
     closureDays: [
       closure(I.closures.onFrom, "2026-03-01", {}),
       closure(I.closures.onTo, "2026-03-31", {
-        name: "Engineering offsite", applies_to: "department", department: "Engineering", deducts_from_leave: false,
+        name: "Engineering offsite",
+        applies_to: "department",
+        department: "Engineering",
+        deducts_from_leave: false,
       }),
       closure(I.closures.dayBefore, "2026-02-28", { name: "Day before" }),
       closure(I.closures.dayAfter, "2026-04-01", { name: "Day after" }),
       closure(I.closures.deleted, "2026-03-15", { name: "Cancelled closure", deleted: true, updated_at: U[2] }),
       closure(I.closures.inside, "2026-03-16", {
-        name: "Dublin office closed", applies_to: "location", location: "Dublin", deducts_from_leave: false,
+        name: "Dublin office closed",
+        applies_to: "location",
+        location: "Dublin",
+        deducts_from_leave: false,
       }),
       closure(I.closures.orgB, "2026-03-10", { organisation_id: I.orgB, name: "Betriebsausflug" }),
     ],

@@ -23,38 +23,68 @@ const UNPAID: LeaveTypeRecord = { id: fixtureUuid("a0000000", 2), name: "Unpaid 
 const NO_TYPE = fixtureUuid("a0000000", 9);
 
 const employee = (id: string, fields: Partial<EmployeeInput> = {}): EmployeeInput => ({
-  id, external_id: null, first_name: "Ada", last_name: "Lovelace", preferred_name: null, job_title: "Engineer",
-  department: "Engineering", status: "active", start_date: "2020-01-06", leaving_date: null, holiday_calendar: "gb-eng", ...fields,
+  id,
+  external_id: null,
+  first_name: "Ada",
+  last_name: "Lovelace",
+  preferred_name: null,
+  job_title: "Engineer",
+  department: "Engineering",
+  status: "active",
+  start_date: "2020-01-06",
+  leaving_date: null,
+  holiday_calendar: "gb-eng",
+  ...fields,
 });
 
 const booking = (id: string, employee_id: string, fields: Partial<LeaveBookingInput> = {}): LeaveBookingInput => ({
-  id, external_id: null, employee_id, leave_type_id: ANNUAL.id, start_date: "2026-03-02", end_date: "2026-03-03",
-  start_half_day: false, start_half_period: null, end_half_day: false, end_half_period: null, days: 2,
-  status: "approved", requested_at: T0, reviewed_at: T0, cancelled_at: null, ...fields,
+  id,
+  external_id: null,
+  employee_id,
+  leave_type_id: ANNUAL.id,
+  start_date: "2026-03-02",
+  end_date: "2026-03-03",
+  start_half_day: false,
+  start_half_period: null,
+  end_half_day: false,
+  end_half_period: null,
+  days: 2,
+  status: "approved",
+  requested_at: T0,
+  reviewed_at: T0,
+  cancelled_at: null,
+  ...fields,
 });
 
 const closure = (id: string, date: string, fields: Partial<ClosureDayInput> = {}): ClosureDayInput => ({
-  id, date, name: "Company day", applies_to: "all", department: null, location: null, deducts_from_leave: true, ...fields,
+  id,
+  date,
+  name: "Company day",
+  applies_to: "all",
+  department: null,
+  location: null,
+  deducts_from_leave: true,
+  ...fields,
 });
 
 /** What a promise rejected with, or `null` when it resolved. */
 export const rejectionOf = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(() => null, (error: unknown) => error ?? "rejected with nothing");
+  promise.then(
+    () => null,
+    (error: unknown) => error ?? "rejected with nothing",
+  );
 
 const counts = (some: Partial<WriteCounts>): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0, ...some });
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const closureRecord = ({ id: _, ...day }: ClosureDayInput): ClosureDayRecord => day;
 const byDate = (days: ClosureDayRecord[]) => [...days].sort((a, b) => compare(a.date, b.date));
-const byCalendarAndDate = (holidays: ImportedPublicHoliday[]) =>
-  [...holidays].sort((a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date));
+const byCalendarAndDate = (holidays: ImportedPublicHoliday[]) => [...holidays].sort((a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date));
 
 /** The organisation's live employees as (id, updated_at), in the page's order. */
-const employeeVersions = async (store: Store) =>
-  (await store.listEmployees({ organisationId: ORG, limit: 1000 })).map((e) => [e.id, e.updated_at]);
+const employeeVersions = async (store: Store) => (await store.listEmployees({ organisationId: ORG, limit: 1000 })).map((e) => [e.id, e.updated_at]);
 
 /** Every visible annual booking of the organisation. */
-const allLeave = (store: Store) =>
-  store.listOverlappingLeave({ organisationId: ORG, from: "0001-01-01", to: "9999-12-31", limit: 1000 });
+const allLeave = (store: Store) => store.listOverlappingLeave({ organisationId: ORG, from: "0001-01-01", to: "9999-12-31", limit: 1000 });
 const leaveVersions = async (store: Store) => (await allLeave(store)).map((b) => [b.id, b.updated_at]);
 
 /** All a client could see of the organisation's imported data. */
@@ -79,210 +109,289 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
   const { describe, test, expect } = framework;
 
   describe("runImport: employees", () => {
-    test("creates, and an identical re-import changes nothing, updated_at included", withStore(async (store) => {
-      await seed(store, [], []);
-      const rows = [employee(E1), employee(E2, { first_name: "Bo", department: null })];
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[1]))).toEqual(counts({ created: 2 }));
-      // The same records with their fields in another order.
-      const reordered = rows.map((r) => Object.fromEntries(Object.entries(r).reverse()) as unknown as EmployeeInput);
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, reordered, U[2]))).toEqual(counts({ unchanged: 2 }));
-      expect(await employeeVersions(store)).toEqual([[E1, U[1]], [E2, U[1]]]);
-      const { external_id: _, ...ada } = rows[0]!;
-      expect(await store.findEmployee(ORG, E1)).toEqual({ ...ada, updated_at: U[1] });
-    }));
+    test(
+      "creates, and an identical re-import changes nothing, updated_at included",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        const rows = [employee(E1), employee(E2, { first_name: "Bo", department: null })];
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[1]))).toEqual(counts({ created: 2 }));
+        // The same records with their fields in another order.
+        const reordered = rows.map((r) => Object.fromEntries(Object.entries(r).reverse()) as unknown as EmployeeInput);
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, reordered, U[2]))).toEqual(counts({ unchanged: 2 }));
+        expect(await employeeVersions(store)).toEqual([
+          [E1, U[1]],
+          [E2, U[1]],
+        ]);
+        const { external_id: _, ...ada } = rows[0]!;
+        expect(await store.findEmployee(ORG, E1)).toEqual({ ...ada, updated_at: U[1] });
+      }),
+    );
 
-    test("a changed employee takes the import's updated_at; a new external_id alone is no change", withStore(async (store) => {
-      await seed(store, [employee(E1), employee(E2)], []);
-      const rows = [employee(E1, { job_title: "Lead engineer" }), employee(E2, { external_id: "HR-2" })];
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[2]))).toEqual(counts({ updated: 1, unchanged: 1 }));
-      expect(await employeeVersions(store)).toEqual([[E2, U[1]], [E1, U[2]]]);
-      expect((await store.findEmployee(ORG, E1))?.job_title).toBe("Lead engineer");
-    }));
+    test(
+      "a changed employee takes the import's updated_at; a new external_id alone is no change",
+      withStore(async (store) => {
+        await seed(store, [employee(E1), employee(E2)], []);
+        const rows = [employee(E1, { job_title: "Lead engineer" }), employee(E2, { external_id: "HR-2" })];
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[2]))).toEqual(counts({ updated: 1, unchanged: 1 }));
+        expect(await employeeVersions(store)).toEqual([
+          [E2, U[1]],
+          [E1, U[2]],
+        ]);
+        expect((await store.findEmployee(ORG, E1))?.job_title).toBe("Lead engineer");
+      }),
+    );
 
-    test("later rows with the same id win, and count once", withStore(async (store) => {
-      await seed(store, [], []);
-      const rows = [employee(E1, { first_name: "Ada" }), employee(E1, { first_name: "Augusta" })];
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[1]))).toEqual(counts({ created: 1 }));
-      expect((await store.listEmployees({ organisationId: ORG, limit: 10 })).map((e) => e.first_name)).toEqual(["Augusta"]);
-    }));
+    test(
+      "later rows with the same id win, and count once",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        const rows = [employee(E1, { first_name: "Ada" }), employee(E1, { first_name: "Augusta" })];
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[1]))).toEqual(counts({ created: 1 }));
+        expect((await store.listEmployees({ organisationId: ORG, limit: 10 })).map((e) => e.first_name)).toEqual(["Augusta"]);
+      }),
+    );
 
-    test("deleteEmployees soft-deletes live employees; unknown and deleted ids count as unchanged", withStore(async (store) => {
-      await seed(store, [employee(E1), employee(E2)], []);
-      expect(await store.runImport((w) => w.deleteEmployees(ORG, [E1, E1, E9], U[2]))).toEqual(counts({ deleted: 1, unchanged: 1 }));
-      expect(await store.findEmployee(ORG, E1)).toBeNull();
-      expect(await employeeVersions(store)).toEqual([[E2, U[1]]]);
-      expect(await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[3]))).toEqual(counts({ unchanged: 1 }));
-    }));
+    test(
+      "deleteEmployees soft-deletes live employees; unknown and deleted ids count as unchanged",
+      withStore(async (store) => {
+        await seed(store, [employee(E1), employee(E2)], []);
+        expect(await store.runImport((w) => w.deleteEmployees(ORG, [E1, E1, E9], U[2]))).toEqual(counts({ deleted: 1, unchanged: 1 }));
+        expect(await store.findEmployee(ORG, E1)).toBeNull();
+        expect(await employeeVersions(store)).toEqual([[E2, U[1]]]);
+        expect(await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[3]))).toEqual(counts({ unchanged: 1 }));
+      }),
+    );
 
-    test("a deleted employee imported again is updated, and its bookings move to the import's updated_at", withStore(async (store) => {
-      await seed(store, [employee(E1), employee(E2)], [booking(K1, E1), booking(K2, E2)]);
-      await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[2]));
-      expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E1)], U[3]))).toEqual(counts({ updated: 1 }));
-      expect((await store.findEmployee(ORG, E1))?.updated_at).toBe(U[3]);
-      expect(await leaveVersions(store)).toEqual([[K1, U[3]], [K2, U[1]]]);
-    }));
+    test(
+      "a deleted employee imported again is updated, and its bookings move to the import's updated_at",
+      withStore(async (store) => {
+        await seed(store, [employee(E1), employee(E2)], [booking(K1, E1), booking(K2, E2)]);
+        await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[2]));
+        expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E1)], U[3]))).toEqual(counts({ updated: 1 }));
+        expect((await store.findEmployee(ORG, E1))?.updated_at).toBe(U[3]);
+        expect(await leaveVersions(store)).toEqual([
+          [K1, U[3]],
+          [K2, U[1]],
+        ]);
+      }),
+    );
 
-    test("employeeFacts answers the live employees among the ids, as the import has left them so far", withStore(async (store) => {
-      await seed(store, [employee(E1, { department: "Sales", holiday_calendar: "gb-sct" }), employee(E2)], []);
-      const facts = await store.runImport(async (w) => {
-        await w.upsertEmployees(ORG, [employee(E3, { department: null, holiday_calendar: null })], U[2]);
-        await w.deleteEmployees(ORG, [E2], U[2]);
-        return { mine: await w.employeeFacts(ORG, [E1, E2, E3, E9]), other: await w.employeeFacts(OTHER_ORG, [E1]) };
-      });
-      expect([...facts.mine.entries()].sort((a, b) => compare(a[0], b[0]))).toEqual([
-        [E1, { department: "Sales", holiday_calendar: "gb-sct" }],
-        [E3, { department: null, holiday_calendar: null }],
-      ]);
-      expect(facts.other.size).toBe(0);
-    }));
+    test(
+      "employeeFacts answers the live employees among the ids, as the import has left them so far",
+      withStore(async (store) => {
+        await seed(store, [employee(E1, { department: "Sales", holiday_calendar: "gb-sct" }), employee(E2)], []);
+        const facts = await store.runImport(async (w) => {
+          await w.upsertEmployees(ORG, [employee(E3, { department: null, holiday_calendar: null })], U[2]);
+          await w.deleteEmployees(ORG, [E2], U[2]);
+          return { mine: await w.employeeFacts(ORG, [E1, E2, E3, E9]), other: await w.employeeFacts(OTHER_ORG, [E1]) };
+        });
+        expect([...facts.mine.entries()].sort((a, b) => compare(a[0], b[0]))).toEqual([
+          [E1, { department: "Sales", holiday_calendar: "gb-sct" }],
+          [E3, { department: null, holiday_calendar: null }],
+        ]);
+        expect(facts.other.size).toBe(0);
+      }),
+    );
 
-    test("keeps organisations apart: the same id in two organisations is two employees", withStore(async (store) => {
-      await seed(store, [employee(E1)], []);
-      expect(await store.runImport((w) => w.upsertEmployees(OTHER_ORG, [employee(E1, { first_name: "Zed" })], U[2]))).toEqual(counts({ created: 1 }));
-      await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[3]));
-      expect(await store.findEmployee(ORG, E1)).toBeNull();
-      expect(await store.findEmployee(OTHER_ORG, E1)).toMatchObject({ first_name: "Zed", updated_at: U[2] });
-    }));
+    test(
+      "keeps organisations apart: the same id in two organisations is two employees",
+      withStore(async (store) => {
+        await seed(store, [employee(E1)], []);
+        expect(await store.runImport((w) => w.upsertEmployees(OTHER_ORG, [employee(E1, { first_name: "Zed" })], U[2]))).toEqual(counts({ created: 1 }));
+        await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[3]));
+        expect(await store.findEmployee(ORG, E1)).toBeNull();
+        expect(await store.findEmployee(OTHER_ORG, E1)).toMatchObject({ first_name: "Zed", updated_at: U[2] });
+      }),
+    );
   });
 
   describe("runImport: leave", () => {
-    test("a changed leave type moves its bookings' updated_at and shows in them; an unchanged one moves nothing", withStore(async (store) => {
-      await seed(store, [employee(E1)], [booking(K1, E1), booking(K2, E1, { leave_type_id: UNPAID.id, start_date: "2026-04-01", end_date: "2026-04-01", days: 1 })]);
-      expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [ANNUAL, UNPAID], U[2]))).toEqual(counts({ unchanged: 2 }));
-      expect(await leaveVersions(store)).toEqual([[K1, U[1]], [K2, U[1]]]);
+    test(
+      "a changed leave type moves its bookings' updated_at and shows in them; an unchanged one moves nothing",
+      withStore(async (store) => {
+        await seed(
+          store,
+          [employee(E1)],
+          [booking(K1, E1), booking(K2, E1, { leave_type_id: UNPAID.id, start_date: "2026-04-01", end_date: "2026-04-01", days: 1 })],
+        );
+        expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [ANNUAL, UNPAID], U[2]))).toEqual(counts({ unchanged: 2 }));
+        expect(await leaveVersions(store)).toEqual([
+          [K1, U[1]],
+          [K2, U[1]],
+        ]);
 
-      const renamed = { ...ANNUAL, name: "Holiday" };
-      expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [renamed, UNPAID], U[3]))).toEqual(counts({ updated: 1, unchanged: 1 }));
-      expect(await leaveVersions(store)).toEqual([[K1, U[3]], [K2, U[1]]]);
-      expect((await allLeave(store))[0]?.leave_type).toEqual(renamed);
+        const renamed = { ...ANNUAL, name: "Holiday" };
+        expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [renamed, UNPAID], U[3]))).toEqual(counts({ updated: 1, unchanged: 1 }));
+        expect(await leaveVersions(store)).toEqual([
+          [K1, U[3]],
+          [K2, U[1]],
+        ]);
+        expect((await allLeave(store))[0]?.leave_type).toEqual(renamed);
 
-      const sickness = { ...renamed, category: "sickness" };
-      const created = { id: fixtureUuid("a0000000", 3), name: "Study leave", category: "annual", is_paid: true };
-      expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [sickness, created], U[4]))).toEqual(counts({ created: 1, updated: 1 }));
-      expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
-    }));
+        const sickness = { ...renamed, category: "sickness" };
+        const created = { id: fixtureUuid("a0000000", 3), name: "Study leave", category: "annual", is_paid: true };
+        expect(await store.runImport((w) => w.upsertLeaveTypes(ORG, [sickness, created], U[4]))).toEqual(counts({ created: 1, updated: 1 }));
+        expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
+      }),
+    );
 
-    test("bookings: created, unchanged when imported again, updated when changed, deleted softly", withStore(async (store) => {
-      await seed(store, [employee(E1)], []);
-      const rows = [booking(K1, E1), booking(K2, E1, { start_date: "2026-05-04", end_date: "2026-05-04", days: 1 })];
-      expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, rows, U[1]))).toEqual(counts({ created: 2 }));
-      expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, rows, U[2]))).toEqual(counts({ unchanged: 2 }));
+    test(
+      "bookings: created, unchanged when imported again, updated when changed, deleted softly",
+      withStore(async (store) => {
+        await seed(store, [employee(E1)], []);
+        const rows = [booking(K1, E1), booking(K2, E1, { start_date: "2026-05-04", end_date: "2026-05-04", days: 1 })];
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, rows, U[1]))).toEqual(counts({ created: 2 }));
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, rows, U[2]))).toEqual(counts({ unchanged: 2 }));
 
-      const changed = [{ ...rows[0]!, status: "cancelled" as const, cancelled_at: T0 }, { ...rows[1]!, external_id: "HR-K2" }];
-      expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, changed, U[3]))).toEqual(counts({ updated: 1, unchanged: 1 }));
-      expect(await leaveVersions(store)).toEqual([[K1, U[3]], [K2, U[1]]]);
-      expect((await allLeave(store))[0]?.status).toBe("cancelled");
+        const changed = [
+          { ...rows[0]!, status: "cancelled" as const, cancelled_at: T0 },
+          { ...rows[1]!, external_id: "HR-K2" },
+        ];
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, changed, U[3]))).toEqual(counts({ updated: 1, unchanged: 1 }));
+        expect(await leaveVersions(store)).toEqual([
+          [K1, U[3]],
+          [K2, U[1]],
+        ]);
+        expect((await allLeave(store))[0]?.status).toBe("cancelled");
 
-      expect(await store.runImport((w) => w.deleteLeaveBookings(ORG, [K2, K2, E9], U[4]))).toEqual(counts({ deleted: 1, unchanged: 1 }));
-      expect(await leaveVersions(store)).toEqual([[K1, U[3]]]);
-      expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, [rows[1]!], U[5]))).toEqual(counts({ updated: 1 }));
-      expect(await leaveVersions(store)).toEqual([[K1, U[3]], [K2, U[5]]]);
-    }));
+        expect(await store.runImport((w) => w.deleteLeaveBookings(ORG, [K2, K2, E9], U[4]))).toEqual(counts({ deleted: 1, unchanged: 1 }));
+        expect(await leaveVersions(store)).toEqual([[K1, U[3]]]);
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, [rows[1]!], U[5]))).toEqual(counts({ updated: 1 }));
+        expect(await leaveVersions(store)).toEqual([
+          [K1, U[3]],
+          [K2, U[5]],
+        ]);
+      }),
+    );
   });
 
   describe("runImport: closure days and public holidays", () => {
-    test("closure days: counts, soft deletes, and the writer reads the import's own writes", withStore(async (store) => {
-      await seed(store, [], []);
-      const [first, second] = [closure(C1, "2026-03-01"), closure(C2, "2026-03-02", { applies_to: "location", location: "Dublin" })];
-      const seen = await store.runImport(async (w) => ({
-        created: await w.upsertClosureDays(ORG, [first, second], U[1]),
-        deleted: await w.deleteClosureDays(ORG, [C2, C9], U[1]),
-        listed: byDate(await w.listClosureDays(ORG, "2026-01-01", "2026-12-31")),
-      }));
-      expect(seen).toEqual({ created: counts({ created: 2 }), deleted: counts({ deleted: 1, unchanged: 1 }), listed: [closureRecord(first)] });
-      expect(await store.listClosureDays(ORG, "2026-01-01", "2026-12-31")).toEqual([closureRecord(first)]);
+    test(
+      "closure days: counts, soft deletes, and the writer reads the import's own writes",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        const [first, second] = [closure(C1, "2026-03-01"), closure(C2, "2026-03-02", { applies_to: "location", location: "Dublin" })];
+        const seen = await store.runImport(async (w) => ({
+          created: await w.upsertClosureDays(ORG, [first, second], U[1]),
+          deleted: await w.deleteClosureDays(ORG, [C2, C9], U[1]),
+          listed: byDate(await w.listClosureDays(ORG, "2026-01-01", "2026-12-31")),
+        }));
+        expect(seen).toEqual({ created: counts({ created: 2 }), deleted: counts({ deleted: 1, unchanged: 1 }), listed: [closureRecord(first)] });
+        expect(await store.listClosureDays(ORG, "2026-01-01", "2026-12-31")).toEqual([closureRecord(first)]);
 
-      expect(await store.runImport((w) => w.upsertClosureDays(ORG, [first, second], U[2]))).toEqual(counts({ updated: 1, unchanged: 1 }));
-      const renamed = { ...first, name: "Founders' day" };
-      expect(await store.runImport((w) => w.upsertClosureDays(ORG, [renamed], U[3]))).toEqual(counts({ updated: 1 }));
-      expect(byDate(await store.listClosureDays(ORG, "2026-01-01", "2026-12-31"))).toEqual([closureRecord(renamed), closureRecord(second)]);
-    }));
+        expect(await store.runImport((w) => w.upsertClosureDays(ORG, [first, second], U[2]))).toEqual(counts({ updated: 1, unchanged: 1 }));
+        const renamed = { ...first, name: "Founders' day" };
+        expect(await store.runImport((w) => w.upsertClosureDays(ORG, [renamed], U[3]))).toEqual(counts({ updated: 1 }));
+        expect(byDate(await store.listClosureDays(ORG, "2026-01-01", "2026-12-31"))).toEqual([closureRecord(renamed), closureRecord(second)]);
+      }),
+    );
 
-    test("replacePublicHolidays replaces one calendar's year, and an empty list removes it", withStore(async (store) => {
-      await seed(store, [], []);
-      await store.runImport(async (w) => {
-        await w.replacePublicHolidays(ORG, "gb-eng", 2026, [{ date: "2026-01-01", name: "New Year's Day" }, { date: "2026-12-25", name: "Christmas Day" }]);
-        await w.replacePublicHolidays(ORG, "gb-eng", 2027, [{ date: "2027-01-01", name: "New Year's Day" }]);
-        await w.replacePublicHolidays(ORG, "gb-sct", 2026, [{ date: "2026-01-02", name: "2nd January" }]);
-        await w.replacePublicHolidays(OTHER_ORG, "gb-eng", 2026, [{ date: "2026-05-04", name: "Early May bank holiday" }]);
-      });
-      const seen = await store.runImport(async (w) => {
-        await w.replacePublicHolidays(ORG, "gb-eng", 2026, [{ date: "2026-05-25", name: "Spring bank holiday" }]);
-        return w.listImportedPublicHolidays(ORG, ["gb-eng"], 2026, 2026);
-      });
-      expect(seen).toEqual([{ calendar: "gb-eng", date: "2026-05-25", name: "Spring bank holiday" }]);
-      expect(byCalendarAndDate(await store.listImportedPublicHolidays(ORG, ["gb-eng", "gb-sct"], 2026, 2027))).toEqual([
-        { calendar: "gb-eng", date: "2026-05-25", name: "Spring bank holiday" },
-        { calendar: "gb-eng", date: "2027-01-01", name: "New Year's Day" },
-        { calendar: "gb-sct", date: "2026-01-02", name: "2nd January" },
-      ]);
-      await store.runImport((w) => w.replacePublicHolidays(ORG, "gb-eng", 2026, []));
-      expect(await store.listImportedPublicHolidays(ORG, ["gb-eng"], 2026, 2026)).toEqual([]);
-      expect(await store.listImportedPublicHolidays(OTHER_ORG, ["gb-eng"], 2026, 2026)).toEqual([
-        { calendar: "gb-eng", date: "2026-05-04", name: "Early May bank holiday" },
-      ]);
-    }));
+    test(
+      "replacePublicHolidays replaces one calendar's year, and an empty list removes it",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        await store.runImport(async (w) => {
+          await w.replacePublicHolidays(ORG, "gb-eng", 2026, [
+            { date: "2026-01-01", name: "New Year's Day" },
+            { date: "2026-12-25", name: "Christmas Day" },
+          ]);
+          await w.replacePublicHolidays(ORG, "gb-eng", 2027, [{ date: "2027-01-01", name: "New Year's Day" }]);
+          await w.replacePublicHolidays(ORG, "gb-sct", 2026, [{ date: "2026-01-02", name: "2nd January" }]);
+          await w.replacePublicHolidays(OTHER_ORG, "gb-eng", 2026, [{ date: "2026-05-04", name: "Early May bank holiday" }]);
+        });
+        const seen = await store.runImport(async (w) => {
+          await w.replacePublicHolidays(ORG, "gb-eng", 2026, [{ date: "2026-05-25", name: "Spring bank holiday" }]);
+          return w.listImportedPublicHolidays(ORG, ["gb-eng"], 2026, 2026);
+        });
+        expect(seen).toEqual([{ calendar: "gb-eng", date: "2026-05-25", name: "Spring bank holiday" }]);
+        expect(byCalendarAndDate(await store.listImportedPublicHolidays(ORG, ["gb-eng", "gb-sct"], 2026, 2027))).toEqual([
+          { calendar: "gb-eng", date: "2026-05-25", name: "Spring bank holiday" },
+          { calendar: "gb-eng", date: "2027-01-01", name: "New Year's Day" },
+          { calendar: "gb-sct", date: "2026-01-02", name: "2nd January" },
+        ]);
+        await store.runImport((w) => w.replacePublicHolidays(ORG, "gb-eng", 2026, []));
+        expect(await store.listImportedPublicHolidays(ORG, ["gb-eng"], 2026, 2026)).toEqual([]);
+        expect(await store.listImportedPublicHolidays(OTHER_ORG, ["gb-eng"], 2026, 2026)).toEqual([
+          { calendar: "gb-eng", date: "2026-05-04", name: "Early May bank holiday" },
+        ]);
+      }),
+    );
   });
 
   describe("runImport: all or nothing", () => {
-    test("resolves with what its work returns", withStore(async (store) => {
-      expect(await store.runImport(async () => "done")).toBe("done");
-    }));
+    test(
+      "resolves with what its work returns",
+      withStore(async (store) => {
+        expect(await store.runImport(async () => "done")).toBe("done");
+      }),
+    );
 
-    test("a throw inside the import leaves the store as it was and is what runImport rejects with", withStore(async (store) => {
-      await seed(store, [employee(E1), employee(E2)], [booking(K1, E1)]);
-      await store.runImport(async (w) => {
-        await w.upsertClosureDays(ORG, [closure(C1, "2026-03-01")], U[1]);
-        await w.replacePublicHolidays(ORG, "gb-eng", 2026, [{ date: "2026-01-01", name: "New Year's Day" }]);
-      });
-      const before = await everything(store);
-      const failure = new Error("the source file ended early");
-      const rejected = await rejectionOf(
-        store.runImport(async (w) => {
-          await w.upsertEmployees(ORG, [employee(E1, { first_name: "Changed" }), employee(E3)], U[2]);
-          await w.deleteEmployees(ORG, [E2], U[2]);
-          await w.upsertLeaveTypes(ORG, [{ ...ANNUAL, name: "Renamed" }], U[2]);
-          await w.upsertLeaveBookings(ORG, [booking(K2, E3)], U[2]);
-          await w.deleteLeaveBookings(ORG, [K1], U[2]);
-          await w.upsertClosureDays(ORG, [closure(C2, "2026-03-05")], U[2]);
-          await w.deleteClosureDays(ORG, [C1], U[2]);
-          await w.replacePublicHolidays(ORG, "gb-eng", 2026, []);
-          throw failure;
-        }),
-      );
-      expect(rejected).toBe(failure);
-      expect(await everything(store)).toEqual(before);
-      // The next import runs, and finds none of the failed one's writes.
-      expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E3)], U[3]))).toEqual(counts({ created: 1 }));
-    }));
-
-    test("a booking whose employee or leave type does not exist fails the whole import", withStore(async (store) => {
-      await seed(store, [employee(E1)], []);
-      for (const refused of [booking(K1, E9), booking(K1, E1, { leave_type_id: NO_TYPE })]) {
+    test(
+      "a throw inside the import leaves the store as it was and is what runImport rejects with",
+      withStore(async (store) => {
+        await seed(store, [employee(E1), employee(E2)], [booking(K1, E1)]);
+        await store.runImport(async (w) => {
+          await w.upsertClosureDays(ORG, [closure(C1, "2026-03-01")], U[1]);
+          await w.replacePublicHolidays(ORG, "gb-eng", 2026, [{ date: "2026-01-01", name: "New Year's Day" }]);
+        });
+        const before = await everything(store);
+        const failure = new Error("the source file ended early");
         const rejected = await rejectionOf(
           store.runImport(async (w) => {
-            await w.upsertEmployees(ORG, [employee(E2)], U[2]);
-            await w.upsertLeaveBookings(ORG, [refused], U[2]);
+            await w.upsertEmployees(ORG, [employee(E1, { first_name: "Changed" }), employee(E3)], U[2]);
+            await w.deleteEmployees(ORG, [E2], U[2]);
+            await w.upsertLeaveTypes(ORG, [{ ...ANNUAL, name: "Renamed" }], U[2]);
+            await w.upsertLeaveBookings(ORG, [booking(K2, E3)], U[2]);
+            await w.deleteLeaveBookings(ORG, [K1], U[2]);
+            await w.upsertClosureDays(ORG, [closure(C2, "2026-03-05")], U[2]);
+            await w.deleteClosureDays(ORG, [C1], U[2]);
+            await w.replacePublicHolidays(ORG, "gb-eng", 2026, []);
+            throw failure;
           }),
         );
-        expect(rejected).toBeTruthy();
-        expect(await store.findEmployee(ORG, E2)).toBeNull();
-        expect(await allLeave(store)).toEqual([]);
-      }
-    }));
+        expect(rejected).toBe(failure);
+        expect(await everything(store)).toEqual(before);
+        // The next import runs, and finds none of the failed one's writes.
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E3)], U[3]))).toEqual(counts({ created: 1 }));
+      }),
+    );
 
-    test("imports that run at the same time both land whole", withStore(async (store) => {
-      await seed(store, [], []);
-      const importOne = (employeeId: string, closureId: string, date: string) =>
-        store.runImport(async (w) => {
-          const written = await w.upsertEmployees(ORG, [employee(employeeId)], U[1]);
-          await w.upsertClosureDays(ORG, [closure(closureId, date)], U[1]);
-          return written;
-        });
-      expect(await Promise.all([importOne(E1, C1, "2026-03-01"), importOne(E2, C2, "2026-03-02")])).toEqual([counts({ created: 1 }), counts({ created: 1 })]);
-      expect(await employeeVersions(store)).toEqual([[E1, U[1]], [E2, U[1]]]);
-      expect((await store.listClosureDays(ORG, "2026-01-01", "2026-12-31")).map((c) => c.date).sort()).toEqual(["2026-03-01", "2026-03-02"]);
-    }));
+    test(
+      "a booking whose employee or leave type does not exist fails the whole import",
+      withStore(async (store) => {
+        await seed(store, [employee(E1)], []);
+        for (const refused of [booking(K1, E9), booking(K1, E1, { leave_type_id: NO_TYPE })]) {
+          const rejected = await rejectionOf(
+            store.runImport(async (w) => {
+              await w.upsertEmployees(ORG, [employee(E2)], U[2]);
+              await w.upsertLeaveBookings(ORG, [refused], U[2]);
+            }),
+          );
+          expect(rejected).toBeTruthy();
+          expect(await store.findEmployee(ORG, E2)).toBeNull();
+          expect(await allLeave(store)).toEqual([]);
+        }
+      }),
+    );
+
+    test(
+      "imports that run at the same time both land whole",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        const importOne = (employeeId: string, closureId: string, date: string) =>
+          store.runImport(async (w) => {
+            const written = await w.upsertEmployees(ORG, [employee(employeeId)], U[1]);
+            await w.upsertClosureDays(ORG, [closure(closureId, date)], U[1]);
+            return written;
+          });
+        expect(await Promise.all([importOne(E1, C1, "2026-03-01"), importOne(E2, C2, "2026-03-02")])).toEqual([counts({ created: 1 }), counts({ created: 1 })]);
+        expect(await employeeVersions(store)).toEqual([
+          [E1, U[1]],
+          [E2, U[1]],
+        ]);
+        expect((await store.listClosureDays(ORG, "2026-01-01", "2026-12-31")).map((c) => c.date).sort()).toEqual(["2026-03-01", "2026-03-02"]);
+      }),
+    );
   });
 }

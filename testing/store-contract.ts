@@ -76,18 +76,13 @@ function expectedClosure(fixture: ContractFixture, id: string): ClosureDayRecord
   return record;
 }
 
-const byDateAndName = (records: ClosureDayRecord[]) =>
-  [...records].sort((a, b) => compare(a.date, b.date) || compare(a.name, b.name));
+const byDateAndName = (records: ClosureDayRecord[]) => [...records].sort((a, b) => compare(a.date, b.date) || compare(a.name, b.name));
 
 /**
  * Follows the keyset from the start, `limit` at a time, and returns every page. Stops after
  * `maxPages`, so a store whose keyset does not move fails the test instead of hanging it.
  */
-async function pagesOf<R extends { id: string }>(
-  fetch: (after: R | undefined) => Promise<R[]>,
-  limit: number,
-  maxPages: number,
-): Promise<R[][]> {
+async function pagesOf<R extends { id: string }>(fetch: (after: R | undefined) => Promise<R[]>, limit: number, maxPages: number): Promise<R[][]> {
   const pages: R[][] = [];
   let after: R | undefined;
   while (pages.length < maxPages) {
@@ -114,20 +109,21 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
     }
   };
 
-  const employees = (store: Store, q: Partial<EmployeePageQuery> = {}) =>
-    store.listEmployees({ organisationId: I.orgA, limit: 100, ...q });
-  const leave = (store: Store, q: Partial<LeavePageQuery> = {}) =>
-    store.listOverlappingLeave({ organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q });
+  const employees = (store: Store, q: Partial<EmployeePageQuery> = {}) => store.listEmployees({ organisationId: I.orgA, limit: 100, ...q });
+  const leave = (store: Store, q: Partial<LeavePageQuery> = {}) => store.listOverlappingLeave({ organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q });
 
   describe(`Store contract: ${options.name}`, () => {
     describe("installationKey", () => {
-      test("is at least 32 bytes and the same on every call, concurrent ones included", withStore(async (store) => {
-        const keys = await Promise.all([store.installationKey(), store.installationKey(), store.installationKey()]);
-        const again = await store.installationKey();
-        expect(again instanceof Uint8Array).toBe(true);
-        expect(again.length).toBeGreaterThanOrEqual(32);
-        for (const key of keys) expect([...key]).toEqual([...again]);
-      }));
+      test(
+        "is at least 32 bytes and the same on every call, concurrent ones included",
+        withStore(async (store) => {
+          const keys = await Promise.all([store.installationKey(), store.installationKey(), store.installationKey()]);
+          const again = await store.installationKey();
+          expect(again instanceof Uint8Array).toBe(true);
+          expect(again.length).toBeGreaterThanOrEqual(32);
+          for (const key of keys) expect([...key]).toEqual([...again]);
+        }),
+      );
     });
 
     describe("findClient", () => {
@@ -136,332 +132,459 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
         api_enabled,
       });
 
-      test("returns a live client with its secret digest and its organisation's switch", withStore(async (store, fixture) => {
-        expect(await store.findClient(I.clients.live)).toEqual(credentials(fixture, I.clients.live, true));
-      }));
+      test(
+        "returns a live client with its secret digest and its organisation's switch",
+        withStore(async (store, fixture) => {
+          expect(await store.findClient(I.clients.live)).toEqual(credentials(fixture, I.clients.live, true));
+        }),
+      );
 
-      test("returns a revoked client, with revoked_at", withStore(async (store, fixture) => {
-        const client = await store.findClient(I.clients.revoked);
-        expect(client).toEqual(credentials(fixture, I.clients.revoked, true));
-        expect(client?.revoked_at).toBe(T0 + 86_400_000);
-      }));
+      test(
+        "returns a revoked client, with revoked_at",
+        withStore(async (store, fixture) => {
+          const client = await store.findClient(I.clients.revoked);
+          expect(client).toEqual(credentials(fixture, I.clients.revoked, true));
+          expect(client?.revoked_at).toBe(T0 + 86_400_000);
+        }),
+      );
 
-      test("says when the organisation's API access is off", withStore(async (store, fixture) => {
-        expect(await store.findClient(I.clients.apiOff)).toEqual(credentials(fixture, I.clients.apiOff, false));
-      }));
+      test(
+        "says when the organisation's API access is off",
+        withStore(async (store, fixture) => {
+          expect(await store.findClient(I.clients.apiOff)).toEqual(credentials(fixture, I.clients.apiOff, false));
+        }),
+      );
 
-      test("returns null for an unknown client", withStore(async (store) => {
-        expect(await store.findClient("svcc_ffffffffffffffffffffffff")).toBeNull();
-        expect(await store.findClient("")).toBeNull();
-      }));
+      test(
+        "returns null for an unknown client",
+        withStore(async (store) => {
+          expect(await store.findClient("svcc_ffffffffffffffffffffffff")).toBeNull();
+          expect(await store.findClient("")).toBeNull();
+        }),
+      );
     });
 
     describe("saveToken and findToken", () => {
       const grantOf = (fixture: ContractFixture, digest: string) => fixture.tokens.find((t) => t.digest === digest)!.grant;
 
-      test("finds a live token's grant", withStore(async (store, fixture) => {
-        expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
-      }));
+      test(
+        "finds a live token's grant",
+        withStore(async (store, fixture) => {
+          expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
+        }),
+      );
 
-      test("leaves expiry to the caller: an expired token of a live client comes back with its expires_at", withStore(async (store) => {
-        expect(await store.findToken(I.tokens.expired)).toMatchObject({ client_id: I.clients.live, expires_at: T0 - 1 });
-      }));
+      test(
+        "leaves expiry to the caller: an expired token of a live client comes back with its expires_at",
+        withStore(async (store) => {
+          expect(await store.findToken(I.tokens.expired)).toMatchObject({ client_id: I.clients.live, expires_at: T0 - 1 });
+        }),
+      );
 
-      test("returns null for an unknown token, a revoked client's and one whose organisation's API is off", withStore(async (store) => {
-        expect(await store.findToken("f".repeat(64))).toBeNull();
-        expect(await store.findToken(I.tokens.revoked)).toBeNull();
-        expect(await store.findToken(I.tokens.apiOff)).toBeNull();
-      }));
+      test(
+        "returns null for an unknown token, a revoked client's and one whose organisation's API is off",
+        withStore(async (store) => {
+          expect(await store.findToken("f".repeat(64))).toBeNull();
+          expect(await store.findToken(I.tokens.revoked)).toBeNull();
+          expect(await store.findToken(I.tokens.apiOff)).toBeNull();
+        }),
+      );
 
-      test("finds a newly saved token, and the others still", withStore(async (store, fixture) => {
-        const grant = { organisation_id: I.orgA, client_id: I.clients.live, scopes: ["holidays:read" as const], expires_at: T0 + 3_600_000 };
-        await store.saveToken("e".repeat(64), grant);
-        expect(await store.findToken("e".repeat(64))).toEqual(grant);
-        expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
-      }));
+      test(
+        "finds a newly saved token, and the others still",
+        withStore(async (store, fixture) => {
+          const grant = { organisation_id: I.orgA, client_id: I.clients.live, scopes: ["holidays:read" as const], expires_at: T0 + 3_600_000 };
+          await store.saveToken("e".repeat(64), grant);
+          expect(await store.findToken("e".repeat(64))).toEqual(grant);
+          expect(await store.findToken(I.tokens.live)).toEqual(grantOf(fixture, I.tokens.live));
+        }),
+      );
     });
 
     describe("switching API access off", () => {
       const grant = (expires_at = T0 + 3_600_000) => ({
-        organisation_id: I.orgA, client_id: I.clients.live, scopes: ["leave:read" as const], expires_at,
+        organisation_id: I.orgA,
+        client_id: I.clients.live,
+        scopes: ["leave:read" as const],
+        expires_at,
       });
 
-      test("forgets the organisation's tokens for good: switching it on again brings none back", withStore(async (store, fixture, under) => {
-        await store.saveToken("e".repeat(64), grant());
-        expect(await store.findToken(I.tokens.live)).toEqual(fixture.tokens.find((t) => t.digest === I.tokens.live)!.grant);
-        await under.setApiEnabled(I.orgA, false);
-        await under.setApiEnabled(I.orgA, true);
-        for (const digest of [I.tokens.live, I.tokens.expired, "e".repeat(64)]) expect(await store.findToken(digest)).toBeNull();
-        // New tokens work again.
-        await store.saveToken("f".repeat(64), grant());
-        expect(await store.findToken("f".repeat(64))).toEqual(grant());
-      }));
+      test(
+        "forgets the organisation's tokens for good: switching it on again brings none back",
+        withStore(async (store, fixture, under) => {
+          await store.saveToken("e".repeat(64), grant());
+          expect(await store.findToken(I.tokens.live)).toEqual(fixture.tokens.find((t) => t.digest === I.tokens.live)!.grant);
+          await under.setApiEnabled(I.orgA, false);
+          await under.setApiEnabled(I.orgA, true);
+          for (const digest of [I.tokens.live, I.tokens.expired, "e".repeat(64)]) expect(await store.findToken(digest)).toBeNull();
+          // New tokens work again.
+          await store.saveToken("f".repeat(64), grant());
+          expect(await store.findToken("f".repeat(64))).toEqual(grant());
+        }),
+      );
 
-      test("saveToken keeps nothing while access is off, so a token that raced the switch stays dead", withStore(async (store, _fixture, under) => {
-        await under.setApiEnabled(I.orgA, false);
-        await store.saveToken("e".repeat(64), grant());
-        await store.saveToken("f".repeat(64), { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff });
-        await under.setApiEnabled(I.orgA, true);
-        await under.setApiEnabled(I.orgB, true);
-        for (const digest of ["e".repeat(64), "f".repeat(64), I.tokens.apiOff]) expect(await store.findToken(digest)).toBeNull();
-      }));
+      test(
+        "saveToken keeps nothing while access is off, so a token that raced the switch stays dead",
+        withStore(async (store, _fixture, under) => {
+          await under.setApiEnabled(I.orgA, false);
+          await store.saveToken("e".repeat(64), grant());
+          await store.saveToken("f".repeat(64), { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff });
+          await under.setApiEnabled(I.orgA, true);
+          await under.setApiEnabled(I.orgB, true);
+          for (const digest of ["e".repeat(64), "f".repeat(64), I.tokens.apiOff]) expect(await store.findToken(digest)).toBeNull();
+        }),
+      );
 
-      test("leaves other organisations' tokens alone", withStore(async (store, _fixture, under) => {
-        await under.setApiEnabled(I.orgB, true);
-        const orgB = { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff };
-        await store.saveToken("f".repeat(64), orgB);
-        await under.setApiEnabled(I.orgA, false);
-        expect(await store.findToken("f".repeat(64))).toEqual(orgB);
-      }));
+      test(
+        "leaves other organisations' tokens alone",
+        withStore(async (store, _fixture, under) => {
+          await under.setApiEnabled(I.orgB, true);
+          const orgB = { ...grant(), organisation_id: I.orgB, client_id: I.clients.apiOff };
+          await store.saveToken("f".repeat(64), orgB);
+          await under.setApiEnabled(I.orgA, false);
+          expect(await store.findToken("f".repeat(64))).toEqual(orgB);
+        }),
+      );
     });
 
     describe("takeRateSlot and checkRateLimit", () => {
       const allowed: RateDecision = { allowed: true };
       const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
 
-      test("allows exactly `limit` events, then refuses until the oldest leaves the window", withStore(async (store) => {
-        for (const t of [100, 200, 300]) expect(await store.takeRateSlot("k", T0 + t, 3, 1000)).toEqual(allowed);
-        expect(await store.takeRateSlot("k", T0 + 400, 3, 1000)).toEqual(refused(700));
-        expect(await store.takeRateSlot("k", T0 + 1099, 3, 1000)).toEqual(refused(1));
-        // The window is (now − windowMs, now]: at 1100 the event at 100 has left it.
-        expect(await store.takeRateSlot("k", T0 + 1100, 3, 1000)).toEqual(allowed);
-        expect(await store.takeRateSlot("k", T0 + 1150, 3, 1000)).toEqual(refused(50));
-      }));
+      test(
+        "allows exactly `limit` events, then refuses until the oldest leaves the window",
+        withStore(async (store) => {
+          for (const t of [100, 200, 300]) expect(await store.takeRateSlot("k", T0 + t, 3, 1000)).toEqual(allowed);
+          expect(await store.takeRateSlot("k", T0 + 400, 3, 1000)).toEqual(refused(700));
+          expect(await store.takeRateSlot("k", T0 + 1099, 3, 1000)).toEqual(refused(1));
+          // The window is (now − windowMs, now]: at 1100 the event at 100 has left it.
+          expect(await store.takeRateSlot("k", T0 + 1100, 3, 1000)).toEqual(allowed);
+          expect(await store.takeRateSlot("k", T0 + 1150, 3, 1000)).toEqual(refused(50));
+        }),
+      );
 
-      test("records nothing when it refuses", withStore(async (store) => {
-        for (const t of [0, 10]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(allowed);
-        for (const t of [20, 30, 40]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(refused(1000 - t));
-        // Had the refusals counted, the window (0, 1000] would still be full.
-        expect(await store.takeRateSlot("k", T0 + 1000, 2, 1000)).toEqual(allowed);
-      }));
+      test(
+        "records nothing when it refuses",
+        withStore(async (store) => {
+          for (const t of [0, 10]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(allowed);
+          for (const t of [20, 30, 40]) expect(await store.takeRateSlot("k", T0 + t, 2, 1000)).toEqual(refused(1000 - t));
+          // Had the refusals counted, the window (0, 1000] would still be full.
+          expect(await store.takeRateSlot("k", T0 + 1000, 2, 1000)).toEqual(allowed);
+        }),
+      );
 
-      test("keeps keys apart", withStore(async (store) => {
-        expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(allowed);
-        expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(refused(1000));
-        expect(await store.takeRateSlot("b", T0, 1, 1000)).toEqual(allowed);
-        expect(await store.checkRateLimit("c", T0, 1, 1000)).toEqual(allowed);
-      }));
+      test(
+        "keeps keys apart",
+        withStore(async (store) => {
+          expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(allowed);
+          expect(await store.takeRateSlot("a", T0, 1, 1000)).toEqual(refused(1000));
+          expect(await store.takeRateSlot("b", T0, 1, 1000)).toEqual(allowed);
+          expect(await store.checkRateLimit("c", T0, 1, 1000)).toEqual(allowed);
+        }),
+      );
 
-      test("never lets concurrent callers exceed the limit", withStore(async (store) => {
-        const decisions = await Promise.all(Array.from({ length: 20 }, () => store.takeRateSlot("burst", T0, 10, 60_000)));
-        expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
-        expect(decisions.filter((d) => !d.allowed)).toEqual(Array.from({ length: 10 }, () => refused(60_000)));
-      }));
+      test(
+        "never lets concurrent callers exceed the limit",
+        withStore(async (store) => {
+          const decisions = await Promise.all(Array.from({ length: 20 }, () => store.takeRateSlot("burst", T0, 10, 60_000)));
+          expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+          expect(decisions.filter((d) => !d.allowed)).toEqual(Array.from({ length: 10 }, () => refused(60_000)));
+        }),
+      );
 
-      test("checkRateLimit looks without recording, and answers as takeRateSlot would", withStore(async (store) => {
-        for (let i = 0; i < 5; i++) expect(await store.checkRateLimit("k", T0, 2, 1000)).toEqual(allowed);
-        expect(await store.takeRateSlot("k", T0, 2, 1000)).toEqual(allowed);
-        expect(await store.takeRateSlot("k", T0 + 100, 2, 1000)).toEqual(allowed);
-        expect(await store.checkRateLimit("k", T0 + 300, 2, 1000)).toEqual(refused(700));
-        expect(await store.takeRateSlot("k", T0 + 300, 2, 1000)).toEqual(refused(700));
-        expect(await store.checkRateLimit("k", T0 + 1000, 2, 1000)).toEqual(allowed);
-      }));
+      test(
+        "checkRateLimit looks without recording, and answers as takeRateSlot would",
+        withStore(async (store) => {
+          for (let i = 0; i < 5; i++) expect(await store.checkRateLimit("k", T0, 2, 1000)).toEqual(allowed);
+          expect(await store.takeRateSlot("k", T0, 2, 1000)).toEqual(allowed);
+          expect(await store.takeRateSlot("k", T0 + 100, 2, 1000)).toEqual(allowed);
+          expect(await store.checkRateLimit("k", T0 + 300, 2, 1000)).toEqual(refused(700));
+          expect(await store.takeRateSlot("k", T0 + 300, 2, 1000)).toEqual(refused(700));
+          expect(await store.checkRateLimit("k", T0 + 1000, 2, 1000)).toEqual(allowed);
+        }),
+      );
     });
 
     describe("sweepRateEvents", () => {
       const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
 
-      test("deletes every key's events at or before now − windowMs, and keeps the later ones", withStore(async (store) => {
-        await store.takeRateSlot("auth-failures:one-off", T0, 10, 1000);
-        await store.takeRateSlot("auth-failures:one-off", T0 + 100, 10, 1000);
-        await store.takeRateSlot("other", T0 + 50, 10, 1000);
-        expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(1);
-        expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(0);
-        // A longer window sees what is left: of one-off's events only the one at 100, so
-        // exactly one more fits under a limit of 2, and then the wait is for that one.
-        expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual({ allowed: true });
-        expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual(refused(59_100));
-        expect(await store.checkRateLimit("other", T0 + 1000, 1, 60_000)).toEqual(refused(59_050));
-      }));
+      test(
+        "deletes every key's events at or before now − windowMs, and keeps the later ones",
+        withStore(async (store) => {
+          await store.takeRateSlot("auth-failures:one-off", T0, 10, 1000);
+          await store.takeRateSlot("auth-failures:one-off", T0 + 100, 10, 1000);
+          await store.takeRateSlot("other", T0 + 50, 10, 1000);
+          expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(1);
+          expect(await store.sweepRateEvents(T0 + 1000, 1000)).toBe(0);
+          // A longer window sees what is left: of one-off's events only the one at 100, so
+          // exactly one more fits under a limit of 2, and then the wait is for that one.
+          expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual({ allowed: true });
+          expect(await store.takeRateSlot("auth-failures:one-off", T0 + 1000, 2, 60_000)).toEqual(refused(59_100));
+          expect(await store.checkRateLimit("other", T0 + 1000, 1, 60_000)).toEqual(refused(59_050));
+        }),
+      );
     });
 
     describe("listEmployees", () => {
-      test("lists the organisation's live employees in (updated_at, id) order, ties broken by id", withStore(async (store, fixture) => {
-        const list = await employees(store);
-        expect(idsOf(list)).toEqual(EMPLOYEE_ORDER);
-        expect(list).toEqual(EMPLOYEE_ORDER.map((id) => expectedEmployee(fixture, id)));
-      }));
+      test(
+        "lists the organisation's live employees in (updated_at, id) order, ties broken by id",
+        withStore(async (store, fixture) => {
+          const list = await employees(store);
+          expect(idsOf(list)).toEqual(EMPLOYEE_ORDER);
+          expect(list).toEqual(EMPLOYEE_ORDER.map((id) => expectedEmployee(fixture, id)));
+        }),
+      );
 
-      test("leaves out deleted employees and other organisations'", withStore(async (store, fixture) => {
-        expect(idsOf(await employees(store))).toEqual(EMPLOYEE_ORDER.filter((id) => id !== E.ivy));
-        expect(await employees(store, { organisationId: I.orgB })).toEqual([expectedEmployee(fixture, E.zed)]);
-      }));
+      test(
+        "leaves out deleted employees and other organisations'",
+        withStore(async (store, fixture) => {
+          expect(idsOf(await employees(store))).toEqual(EMPLOYEE_ORDER.filter((id) => id !== E.ivy));
+          expect(await employees(store, { organisationId: I.orgB })).toEqual([expectedEmployee(fixture, E.zed)]);
+        }),
+      );
 
-      test("returns what lies strictly after the keyset position, held by a record or not", withStore(async (store) => {
-        expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: E.cy } }))).toEqual(EMPLOYEE_ORDER.slice(2));
-        expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: ZERO_ID } }))).toEqual(EMPLOYEE_ORDER.slice(1));
-        expect(idsOf(await employees(store, { after: { updatedAt: U[1], id: E.ada } }))).toEqual(EMPLOYEE_ORDER.slice(1));
-        expect(await employees(store, { after: { updatedAt: U[5], id: E.hal } })).toEqual([]);
-      }));
+      test(
+        "returns what lies strictly after the keyset position, held by a record or not",
+        withStore(async (store) => {
+          expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: E.cy } }))).toEqual(EMPLOYEE_ORDER.slice(2));
+          expect(idsOf(await employees(store, { after: { updatedAt: U[2], id: ZERO_ID } }))).toEqual(EMPLOYEE_ORDER.slice(1));
+          expect(idsOf(await employees(store, { after: { updatedAt: U[1], id: E.ada } }))).toEqual(EMPLOYEE_ORDER.slice(1));
+          expect(await employees(store, { after: { updatedAt: U[5], id: E.hal } })).toEqual([]);
+        }),
+      );
 
-      test("returns at most `limit`, and pages join up to the whole list", withStore(async (store) => {
-        expect(idsOf(await employees(store, { limit: 1 }))).toEqual([E.ada]);
-        for (const limit of [1, 2, 3]) {
-          const next = (last: EmployeeRecord | undefined) =>
-            employees(store, { limit, ...(last ? { after: { updatedAt: last.updated_at, id: last.id } } : {}) });
-          const pages = await pagesOf(next, limit, EMPLOYEE_ORDER.length + 1);
-          for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
-          expect(idsOf(pages.flat())).toEqual(EMPLOYEE_ORDER);
-        }
-      }));
+      test(
+        "returns at most `limit`, and pages join up to the whole list",
+        withStore(async (store) => {
+          expect(idsOf(await employees(store, { limit: 1 }))).toEqual([E.ada]);
+          for (const limit of [1, 2, 3]) {
+            const next = (last: EmployeeRecord | undefined) =>
+              employees(store, { limit, ...(last ? { after: { updatedAt: last.updated_at, id: last.id } } : {}) });
+            const pages = await pagesOf(next, limit, EMPLOYEE_ORDER.length + 1);
+            for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+            expect(idsOf(pages.flat())).toEqual(EMPLOYEE_ORDER);
+          }
+        }),
+      );
 
-      test("filters by exact status", withStore(async (store) => {
-        expect(idsOf(await employees(store, { status: "terminated" }))).toEqual([E.ed, E.fay]);
-        expect(await employees(store, { status: "Terminated" })).toEqual([]);
-        expect(await employees(store, { status: "termin" })).toEqual([]);
-      }));
+      test(
+        "filters by exact status",
+        withStore(async (store) => {
+          expect(idsOf(await employees(store, { status: "terminated" }))).toEqual([E.ed, E.fay]);
+          expect(await employees(store, { status: "Terminated" })).toEqual([]);
+          expect(await employees(store, { status: "termin" })).toEqual([]);
+        }),
+      );
 
-      test("filters by updated_at ≥ updatedSince", withStore(async (store) => {
-        expect(idsOf(await employees(store, { updatedSince: U[2] }))).toEqual(EMPLOYEE_ORDER.slice(1));
-        expect(idsOf(await employees(store, { updatedSince: U[2] + 1 }))).toEqual([E.ed, E.fay, E.gus, E.hal]);
-      }));
+      test(
+        "filters by updated_at ≥ updatedSince",
+        withStore(async (store) => {
+          expect(idsOf(await employees(store, { updatedSince: U[2] }))).toEqual(EMPLOYEE_ORDER.slice(1));
+          expect(idsOf(await employees(store, { updatedSince: U[2] + 1 }))).toEqual([E.ed, E.fay, E.gus, E.hal]);
+        }),
+      );
 
-      test("combines filters with the keyset and the limit", withStore(async (store) => {
-        const q = { status: "active", updatedSince: U[2], after: { updatedAt: U[2], id: E.cy } };
-        expect(idsOf(await employees(store, q))).toEqual([E.di, E.bo, E.gus, E.hal]);
-        expect(idsOf(await employees(store, { ...q, limit: 3 }))).toEqual([E.di, E.bo, E.gus]);
-      }));
+      test(
+        "combines filters with the keyset and the limit",
+        withStore(async (store) => {
+          const q = { status: "active", updatedSince: U[2], after: { updatedAt: U[2], id: E.cy } };
+          expect(idsOf(await employees(store, q))).toEqual([E.di, E.bo, E.gus, E.hal]);
+          expect(idsOf(await employees(store, { ...q, limit: 3 }))).toEqual([E.di, E.bo, E.gus]);
+        }),
+      );
     });
 
     describe("findEmployee", () => {
-      test("returns one live employee of the organisation", withStore(async (store, fixture) => {
-        expect(await store.findEmployee(I.orgA, E.cy)).toEqual(expectedEmployee(fixture, E.cy));
-        expect(await store.findEmployee(I.orgB, E.zed)).toEqual(expectedEmployee(fixture, E.zed));
-      }));
+      test(
+        "returns one live employee of the organisation",
+        withStore(async (store, fixture) => {
+          expect(await store.findEmployee(I.orgA, E.cy)).toEqual(expectedEmployee(fixture, E.cy));
+          expect(await store.findEmployee(I.orgB, E.zed)).toEqual(expectedEmployee(fixture, E.zed));
+        }),
+      );
 
-      test("returns null for a deleted, unknown or other organisation's employee", withStore(async (store) => {
-        expect(await store.findEmployee(I.orgA, E.ivy)).toBeNull();
-        expect(await store.findEmployee(I.orgA, ZERO_ID)).toBeNull();
-        expect(await store.findEmployee(I.orgA, E.zed)).toBeNull();
-        expect(await store.findEmployee(I.orgB, E.ada)).toBeNull();
-      }));
+      test(
+        "returns null for a deleted, unknown or other organisation's employee",
+        withStore(async (store) => {
+          expect(await store.findEmployee(I.orgA, E.ivy)).toBeNull();
+          expect(await store.findEmployee(I.orgA, ZERO_ID)).toBeNull();
+          expect(await store.findEmployee(I.orgA, E.zed)).toBeNull();
+          expect(await store.findEmployee(I.orgB, E.ada)).toBeNull();
+        }),
+      );
     });
 
     describe("listOverlappingLeave", () => {
-      test("lists annual bookings overlapping [from, to] in (start_date, id) order", withStore(async (store, fixture) => {
-        const list = await leave(store);
-        expect(idsOf(list)).toEqual(LEAVE_ORDER);
-        expect(list).toEqual(LEAVE_ORDER.map((id) => expectedBooking(fixture, id)));
-      }));
+      test(
+        "lists annual bookings overlapping [from, to] in (start_date, id) order",
+        withStore(async (store, fixture) => {
+          const list = await leave(store);
+          expect(idsOf(list)).toEqual(LEAVE_ORDER);
+          expect(list).toEqual(LEAVE_ORDER.map((id) => expectedBooking(fixture, id)));
+        }),
+      );
 
-      test("counts touching either end as overlap, and the day beyond as not", withStore(async (store) => {
-        expect(idsOf(await leave(store, { from: "2026-03-01", to: "2026-03-01" }))).toEqual([B.long, B.endsOnFrom]);
-        expect(idsOf(await leave(store, { from: "2026-03-31", to: "2026-03-31" }))).toEqual([B.long, B.startsOnTo]);
-        expect(idsOf(await leave(store, { from: "2026-02-28", to: "2026-02-28" }))).toEqual([B.long, B.endsOnFrom, B.endsDayBefore]);
-        expect(idsOf(await leave(store, { from: "2026-04-01", to: "2026-04-30" }))).toEqual([B.startsOnTo, B.startsDayAfter]);
-      }));
+      test(
+        "counts touching either end as overlap, and the day beyond as not",
+        withStore(async (store) => {
+          expect(idsOf(await leave(store, { from: "2026-03-01", to: "2026-03-01" }))).toEqual([B.long, B.endsOnFrom]);
+          expect(idsOf(await leave(store, { from: "2026-03-31", to: "2026-03-31" }))).toEqual([B.long, B.startsOnTo]);
+          expect(idsOf(await leave(store, { from: "2026-02-28", to: "2026-02-28" }))).toEqual([B.long, B.endsOnFrom, B.endsDayBefore]);
+          expect(idsOf(await leave(store, { from: "2026-04-01", to: "2026-04-30" }))).toEqual([B.startsOnTo, B.startsDayAfter]);
+        }),
+      );
 
-      test("finds a long booking that started months before `from`", withStore(async (store) => {
-        expect(idsOf(await leave(store, { from: "2026-01-10", to: "2026-01-20" }))).toEqual([B.long]);
-        expect(idsOf(await leave(store, { from: "2025-10-01", to: "2025-10-01" }))).toEqual([B.long]);
-        expect(await leave(store, { from: "2025-09-30", to: "2025-09-30" })).toEqual([]);
-      }));
+      test(
+        "finds a long booking that started months before `from`",
+        withStore(async (store) => {
+          expect(idsOf(await leave(store, { from: "2026-01-10", to: "2026-01-20" }))).toEqual([B.long]);
+          expect(idsOf(await leave(store, { from: "2025-10-01", to: "2025-10-01" }))).toEqual([B.long]);
+          expect(await leave(store, { from: "2025-09-30", to: "2025-09-30" })).toEqual([]);
+        }),
+      );
 
-      test("leaves out other categories, deleted bookings, deleted employees' and other organisations'", withStore(async (store, fixture) => {
-        const all = [B.long, B.endsOnFrom, B.endsDayBefore, B.sameStart, B.inside, B.halfDay, B.endHalf, B.startsOnTo, B.startsDayAfter];
-        expect(idsOf(await leave(store, { from: "0001-01-01", to: "9999-12-31" }))).toEqual(all);
-        expect(await leave(store, { employeeId: E.ivy })).toEqual([]);
-        expect(await leave(store, { organisationId: I.orgB })).toEqual([expectedBooking(fixture, B.orgB)]);
-      }));
+      test(
+        "leaves out other categories, deleted bookings, deleted employees' and other organisations'",
+        withStore(async (store, fixture) => {
+          const all = [B.long, B.endsOnFrom, B.endsDayBefore, B.sameStart, B.inside, B.halfDay, B.endHalf, B.startsOnTo, B.startsDayAfter];
+          expect(idsOf(await leave(store, { from: "0001-01-01", to: "9999-12-31" }))).toEqual(all);
+          expect(await leave(store, { employeeId: E.ivy })).toEqual([]);
+          expect(await leave(store, { organisationId: I.orgB })).toEqual([expectedBooking(fixture, B.orgB)]);
+        }),
+      );
 
-      test("returns what lies strictly after the keyset position, held by a record or not", withStore(async (store) => {
-        expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: B.sameStart } }))).toEqual(LEAVE_ORDER.slice(3));
-        expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: ZERO_ID } }))).toEqual(LEAVE_ORDER.slice(2));
-        expect(idsOf(await leave(store, { after: { startDate: "2025-10-01", id: B.long } }))).toEqual(LEAVE_ORDER.slice(1));
-        expect(await leave(store, { after: { startDate: "2026-03-31", id: B.startsOnTo } })).toEqual([]);
-      }));
+      test(
+        "returns what lies strictly after the keyset position, held by a record or not",
+        withStore(async (store) => {
+          expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: B.sameStart } }))).toEqual(LEAVE_ORDER.slice(3));
+          expect(idsOf(await leave(store, { after: { startDate: "2026-03-02", id: ZERO_ID } }))).toEqual(LEAVE_ORDER.slice(2));
+          expect(idsOf(await leave(store, { after: { startDate: "2025-10-01", id: B.long } }))).toEqual(LEAVE_ORDER.slice(1));
+          expect(await leave(store, { after: { startDate: "2026-03-31", id: B.startsOnTo } })).toEqual([]);
+        }),
+      );
 
-      test("returns at most `limit`, and pages join up to the whole list", withStore(async (store) => {
-        expect(idsOf(await leave(store, { limit: 2 }))).toEqual(LEAVE_ORDER.slice(0, 2));
-        for (const limit of [1, 2, 3]) {
-          const next = (last: LeaveBookingRecord | undefined) =>
-            leave(store, { limit, ...(last ? { after: { startDate: last.start_date, id: last.id } } : {}) });
-          const pages = await pagesOf(next, limit, LEAVE_ORDER.length + 1);
-          for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
-          expect(idsOf(pages.flat())).toEqual(LEAVE_ORDER);
-        }
-      }));
+      test(
+        "returns at most `limit`, and pages join up to the whole list",
+        withStore(async (store) => {
+          expect(idsOf(await leave(store, { limit: 2 }))).toEqual(LEAVE_ORDER.slice(0, 2));
+          for (const limit of [1, 2, 3]) {
+            const next = (last: LeaveBookingRecord | undefined) =>
+              leave(store, { limit, ...(last ? { after: { startDate: last.start_date, id: last.id } } : {}) });
+            const pages = await pagesOf(next, limit, LEAVE_ORDER.length + 1);
+            for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+            expect(idsOf(pages.flat())).toEqual(LEAVE_ORDER);
+          }
+        }),
+      );
 
-      test("filters by status, employee and updated_at ≥ updatedSince", withStore(async (store) => {
-        expect(idsOf(await leave(store, { status: "approved" }))).toEqual([B.long, B.inside, B.endHalf]);
-        expect(idsOf(await leave(store, { status: "pending" }))).toEqual([B.endsOnFrom]);
-        expect(idsOf(await leave(store, { status: "rejected" }))).toEqual([B.startsOnTo]);
-        expect(idsOf(await leave(store, { status: "cancelled" }))).toEqual([B.sameStart]);
-        expect(idsOf(await leave(store, { status: "cancellation_requested" }))).toEqual([B.halfDay]);
-        expect(idsOf(await leave(store, { employeeId: E.ada }))).toEqual([B.long, B.inside]);
-        expect(idsOf(await leave(store, { employeeId: E.bo }))).toEqual([B.endsOnFrom, B.endHalf]);
-        expect(idsOf(await leave(store, { updatedSince: U[5] }))).toEqual([B.long, B.sameStart, B.halfDay, B.endHalf]);
-        expect(idsOf(await leave(store, { updatedSince: U[5] + 1 }))).toEqual([B.long, B.endHalf]);
-      }));
+      test(
+        "filters by status, employee and updated_at ≥ updatedSince",
+        withStore(async (store) => {
+          expect(idsOf(await leave(store, { status: "approved" }))).toEqual([B.long, B.inside, B.endHalf]);
+          expect(idsOf(await leave(store, { status: "pending" }))).toEqual([B.endsOnFrom]);
+          expect(idsOf(await leave(store, { status: "rejected" }))).toEqual([B.startsOnTo]);
+          expect(idsOf(await leave(store, { status: "cancelled" }))).toEqual([B.sameStart]);
+          expect(idsOf(await leave(store, { status: "cancellation_requested" }))).toEqual([B.halfDay]);
+          expect(idsOf(await leave(store, { employeeId: E.ada }))).toEqual([B.long, B.inside]);
+          expect(idsOf(await leave(store, { employeeId: E.bo }))).toEqual([B.endsOnFrom, B.endHalf]);
+          expect(idsOf(await leave(store, { updatedSince: U[5] }))).toEqual([B.long, B.sameStart, B.halfDay, B.endHalf]);
+          expect(idsOf(await leave(store, { updatedSince: U[5] + 1 }))).toEqual([B.long, B.endHalf]);
+        }),
+      );
 
-      test("combines filters with the keyset and the limit", withStore(async (store) => {
-        const q = { status: "approved" as const, updatedSince: U[2], after: { startDate: "2026-03-01", id: ZERO_ID } };
-        expect(idsOf(await leave(store, q))).toEqual([B.inside, B.endHalf]);
-        expect(idsOf(await leave(store, { ...q, employeeId: E.ada, limit: 1 }))).toEqual([B.inside]);
-      }));
+      test(
+        "combines filters with the keyset and the limit",
+        withStore(async (store) => {
+          const q = { status: "approved" as const, updatedSince: U[2], after: { startDate: "2026-03-01", id: ZERO_ID } };
+          expect(idsOf(await leave(store, q))).toEqual([B.inside, B.endHalf]);
+          expect(idsOf(await leave(store, { ...q, employeeId: E.ada, limit: 1 }))).toEqual([B.inside]);
+        }),
+      );
     });
 
     describe("listClosureDays", () => {
-      test("lists live closure days within [from, to], both ends included", withStore(async (store, fixture) => {
-        const expected = [I.closures.onFrom, I.closures.inside, I.closures.onTo].map((id) => expectedClosure(fixture, id));
-        expect(byDateAndName(await store.listClosureDays(I.orgA, QUERY_RANGE.from, QUERY_RANGE.to))).toEqual(expected);
-        expect(await store.listClosureDays(I.orgA, "2026-03-16", "2026-03-16")).toEqual([expectedClosure(fixture, I.closures.inside)]);
-      }));
+      test(
+        "lists live closure days within [from, to], both ends included",
+        withStore(async (store, fixture) => {
+          const expected = [I.closures.onFrom, I.closures.inside, I.closures.onTo].map((id) => expectedClosure(fixture, id));
+          expect(byDateAndName(await store.listClosureDays(I.orgA, QUERY_RANGE.from, QUERY_RANGE.to))).toEqual(expected);
+          expect(await store.listClosureDays(I.orgA, "2026-03-16", "2026-03-16")).toEqual([expectedClosure(fixture, I.closures.inside)]);
+        }),
+      );
 
-      test("leaves out deleted days and other organisations'", withStore(async (store, fixture) => {
-        expect(await store.listClosureDays(I.orgA, "2026-03-15", "2026-03-15")).toEqual([]);
-        expect(await store.listClosureDays(I.orgA, "2026-03-10", "2026-03-10")).toEqual([]);
-        expect(await store.listClosureDays(I.orgB, QUERY_RANGE.from, QUERY_RANGE.to)).toEqual([expectedClosure(fixture, I.closures.orgB)]);
-      }));
+      test(
+        "leaves out deleted days and other organisations'",
+        withStore(async (store, fixture) => {
+          expect(await store.listClosureDays(I.orgA, "2026-03-15", "2026-03-15")).toEqual([]);
+          expect(await store.listClosureDays(I.orgA, "2026-03-10", "2026-03-10")).toEqual([]);
+          expect(await store.listClosureDays(I.orgB, QUERY_RANGE.from, QUERY_RANGE.to)).toEqual([expectedClosure(fixture, I.closures.orgB)]);
+        }),
+      );
     });
 
     describe("observedCalendars", () => {
-      test("lists the distinct calendars of live employees employed in the range, sorted", withStore(async (store) => {
-        // Leaving on `from` and starting on `to` both count; null calendars and the deleted employee's do not.
-        expect(await store.observedCalendars(I.orgA, "2026-01-01", "2026-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "nl"]);
-        expect(await store.observedCalendars(I.orgA, "2025-06-01", "2025-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "gb-wls"]);
-      }));
+      test(
+        "lists the distinct calendars of live employees employed in the range, sorted",
+        withStore(async (store) => {
+          // Leaving on `from` and starting on `to` both count; null calendars and the deleted employee's do not.
+          expect(await store.observedCalendars(I.orgA, "2026-01-01", "2026-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "nl"]);
+          expect(await store.observedCalendars(I.orgA, "2025-06-01", "2025-12-31")).toEqual(["gb-eng", "gb-nir", "gb-sct", "gb-wls"]);
+        }),
+      );
 
-      test("counts a null start or leaving date as open-ended", withStore(async (store) => {
-        expect(await store.observedCalendars(I.orgA, "1990-01-01", "1990-12-31")).toEqual(["gb-eng"]);
-        expect(await store.observedCalendars(I.orgA, "2030-01-01", "2030-12-31")).toEqual(["fr", "gb-eng", "gb-sct", "nl"]);
-      }));
+      test(
+        "counts a null start or leaving date as open-ended",
+        withStore(async (store) => {
+          expect(await store.observedCalendars(I.orgA, "1990-01-01", "1990-12-31")).toEqual(["gb-eng"]);
+          expect(await store.observedCalendars(I.orgA, "2030-01-01", "2030-12-31")).toEqual(["fr", "gb-eng", "gb-sct", "nl"]);
+        }),
+      );
 
-      test("keeps organisations apart", withStore(async (store) => {
-        expect(await store.observedCalendars(I.orgB, "2026-01-01", "2026-12-31")).toEqual(["de"]);
-      }));
+      test(
+        "keeps organisations apart",
+        withStore(async (store) => {
+          expect(await store.observedCalendars(I.orgB, "2026-01-01", "2026-12-31")).toEqual(["de"]);
+        }),
+      );
     });
 
     describe("listImportedPublicHolidays", () => {
       const holidays = async (store: Store, orgId: string, calendars: string[], fromYear: number, toYear: number) =>
-        (await store.listImportedPublicHolidays(orgId, calendars, fromYear, toYear)).sort(
-          (a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date),
-        );
+        (await store.listImportedPublicHolidays(orgId, calendars, fromYear, toYear)).sort((a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date));
 
-      test("filters by calendar and by year", withStore(async (store) => {
-        expect(await holidays(store, I.orgA, ["gb-eng"], 2026, 2026)).toEqual([
-          { calendar: "gb-eng", date: "2026-01-01", name: "New Year's Day" },
-          { calendar: "gb-eng", date: "2026-12-25", name: "Christmas Day" },
-        ]);
-        expect(await holidays(store, I.orgA, ["gb-eng"], 2027, 2027)).toEqual([{ calendar: "gb-eng", date: "2027-01-01", name: "New Year's Day" }]);
-        expect(await holidays(store, I.orgA, ["gb-sct", "gb-eng"], 2026, 2027)).toHaveLength(4);
-        expect(await holidays(store, I.orgA, ["gb-sct"], 2026, 2027)).toEqual([{ calendar: "gb-sct", date: "2026-01-02", name: "2nd January" }]);
-        expect(await holidays(store, I.orgA, ["gb-eng"], 2028, 2030)).toEqual([]);
-      }));
+      test(
+        "filters by calendar and by year",
+        withStore(async (store) => {
+          expect(await holidays(store, I.orgA, ["gb-eng"], 2026, 2026)).toEqual([
+            { calendar: "gb-eng", date: "2026-01-01", name: "New Year's Day" },
+            { calendar: "gb-eng", date: "2026-12-25", name: "Christmas Day" },
+          ]);
+          expect(await holidays(store, I.orgA, ["gb-eng"], 2027, 2027)).toEqual([{ calendar: "gb-eng", date: "2027-01-01", name: "New Year's Day" }]);
+          expect(await holidays(store, I.orgA, ["gb-sct", "gb-eng"], 2026, 2027)).toHaveLength(4);
+          expect(await holidays(store, I.orgA, ["gb-sct"], 2026, 2027)).toEqual([{ calendar: "gb-sct", date: "2026-01-02", name: "2nd January" }]);
+          expect(await holidays(store, I.orgA, ["gb-eng"], 2028, 2030)).toEqual([]);
+        }),
+      );
 
-      test("returns nothing for no calendars, unknown ones or another organisation's", withStore(async (store) => {
-        expect(await holidays(store, I.orgA, [], 2026, 2027)).toEqual([]);
-        expect(await holidays(store, I.orgA, ["fr"], 2026, 2027)).toEqual([]);
-        expect(await holidays(store, I.orgB, ["gb-eng"], 2026, 2026)).toEqual([
-          { calendar: "gb-eng", date: "2026-05-04", name: "Another organisation's holiday" },
-        ]);
-      }));
+      test(
+        "returns nothing for no calendars, unknown ones or another organisation's",
+        withStore(async (store) => {
+          expect(await holidays(store, I.orgA, [], 2026, 2027)).toEqual([]);
+          expect(await holidays(store, I.orgA, ["fr"], 2026, 2027)).toEqual([]);
+          expect(await holidays(store, I.orgB, ["gb-eng"], 2026, 2026)).toEqual([
+            { calendar: "gb-eng", date: "2026-05-04", name: "Another organisation's holiday" },
+          ]);
+        }),
+      );
     });
 
     describe("ping", () => {
-      test("resolves when the database answers", withStore(async (store) => {
-        expect(await store.ping().then(() => "answered")).toBe("answered");
-      }));
+      test(
+        "resolves when the database answers",
+        withStore(async (store) => {
+          expect(await store.ping().then(() => "answered")).toBe("answered");
+        }),
+      );
     });
   });
 }

@@ -55,7 +55,10 @@ function logToStderr(entry: RequestLogEntry): void {
 
 /** Certificate and key, checked readable first so that a wrong path says so plainly (exit 1). */
 function loadTls(files: TlsFiles): { cert: ReturnType<typeof Bun.file>; key: ReturnType<typeof Bun.file> } {
-  for (const [what, path] of [["--tls-cert", files.certFile], ["--tls-key", files.keyFile]] as const) {
+  for (const [what, path] of [
+    ["--tls-cert", files.certFile],
+    ["--tls-key", files.keyFile],
+  ] as const) {
     try {
       accessSync(path, constants.R_OK);
     } catch {

@@ -6,14 +6,7 @@
  * "Incremental sync"); deletions are soft; the references the SQL schema enforces with
  * foreign keys are refused here with a plain `Error`, which rolls the import back.
  */
-import type {
-  ClosureDayInput,
-  EmployeeCalendarFacts,
-  EmployeeInput,
-  ImportWriter,
-  LeaveBookingInput,
-  WriteCounts,
-} from "../../lib/admin-store.ts";
+import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, WriteCounts } from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -54,11 +47,7 @@ interface Versioned {
  * Writes the new and changed records and counts all of them; a soft-deleted record
  * written again comes back, counted as updated. Returns the ids of those that came back.
  */
-function writeChanged<S extends Versioned>(
-  table: Map<string, S>,
-  records: S[],
-  visible: (record: S) => object,
-): { counts: WriteCounts; revived: string[] } {
+function writeChanged<S extends Versioned>(table: Map<string, S>, records: S[], visible: (record: S) => object): { counts: WriteCounts; revived: string[] } {
   const counts = noCounts();
   const revived: string[] = [];
   for (const record of lastById(records)) {

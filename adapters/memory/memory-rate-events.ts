@@ -14,8 +14,7 @@ export function memoryRateEvents(): MemoryRateEvents {
   const rateEvents = new Map<string, number[]>();
 
   /** Rate events of `key` inside the window (now − windowMs, now], oldest first. */
-  const eventsInWindow = (key: string, now: number, windowMs: number) =>
-    (rateEvents.get(key) ?? []).filter((at) => at > now - windowMs).sort((a, b) => a - b);
+  const eventsInWindow = (key: string, now: number, windowMs: number) => (rateEvents.get(key) ?? []).filter((at) => at > now - windowMs).sort((a, b) => a - b);
 
   /**
    * The decision for one more event: allowed while fewer than `limit` are in the window;

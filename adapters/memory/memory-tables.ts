@@ -6,13 +6,7 @@
  */
 import type { ClosureDayRecord } from "../../lib/records.ts";
 import type { ImportedPublicHoliday } from "../../lib/store.ts";
-import type {
-  StoredBooking,
-  StoredClosureDay,
-  StoredEmployee,
-  StoredLeaveType,
-  StoredPublicHoliday,
-} from "../../lib/store-contents.ts";
+import type { StoredBooking, StoredClosureDay, StoredEmployee, StoredLeaveType, StoredPublicHoliday } from "../../lib/store-contents.ts";
 
 export interface MemoryTables {
   employees: Map<string, StoredEmployee>;
@@ -25,8 +19,7 @@ export interface MemoryTables {
 /** A table key: a record's organisation and id (a public holiday's: calendar and date). */
 export const keyOf = (organisationId: string, ...id: string[]): string => JSON.stringify([organisationId, ...id]);
 
-export const holidayKey = (h: { organisation_id: string; calendar: string; date: string }) =>
-  keyOf(h.organisation_id, h.calendar, h.date);
+export const holidayKey = (h: { organisation_id: string; calendar: string; date: string }) => keyOf(h.organisation_id, h.calendar, h.date);
 
 export function emptyTables(): MemoryTables {
   return { employees: new Map(), leaveTypes: new Map(), bookings: new Map(), closureDays: new Map(), publicHolidays: new Map() };

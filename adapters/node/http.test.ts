@@ -90,7 +90,12 @@ function parseAnswer(raw: string): { status: number; headers: Map<string, string
   return { status: Number(statusLine.split(" ")[1]), headers, body };
 }
 
-const USUAL_HEADERS = (requestId: string) => ({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-request-id": requestId });
+const USUAL_HEADERS = (requestId: string) => ({
+  "content-type": "application/json",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-request-id": requestId,
+});
 
 function usualHeaders(headers: Map<string, string>): Record<string, string | undefined> {
   return Object.fromEntries(Object.keys(USUAL_HEADERS("")).map((name) => [name, headers.get(name)]));
@@ -115,7 +120,7 @@ describe("toNodeListener", () => {
     expect(seen.remoteAddress).toMatch(/127\.0\.0\.1$/);
   });
 
-  test("under Express's app.use(\"/hr-api\", …) hands over the path before Express stripped the mount point", async () => {
+  test('under Express\'s app.use("/hr-api", …) hands over the path before Express stripped the mount point', async () => {
     const app = express();
     app.use(["/hr-api", "/.well-known/oauth-authorization-server/hr-api"], toNodeListener(echoHandler()));
     const { base } = await listen(createServer(app));
@@ -125,9 +130,13 @@ describe("toNodeListener", () => {
     expect(await seen("/.well-known/oauth-authorization-server/hr-api")).toBe(`${base}/.well-known/oauth-authorization-server/hr-api`);
   });
 
-  describe("after a body parser that already read the body (docs/embedding.md, \"Body parsers\")", () => {
+  describe('after a body parser that already read the body (docs/embedding.md, "Body parsers")', () => {
     const FORM = "grant_type=client_credentials&scope=employees%3Aread+leave%3Aread&scope=a%26b";
-    const FORM_FIELDS: [string, string][] = [["grant_type", "client_credentials"], ["scope", "employees:read leave:read"], ["scope", "a&b"]];
+    const FORM_FIELDS: [string, string][] = [
+      ["grant_type", "client_credentials"],
+      ["scope", "employees:read leave:read"],
+      ["scope", "a&b"],
+    ];
     const FORM_TYPE = "application/x-www-form-urlencoded";
     /** Reads the body and keeps nothing of it. */
     const swallow: Middleware = (req, _res, next) => void req.resume().once("end", next);
@@ -153,7 +162,11 @@ describe("toNodeListener", () => {
 
     test("a compressed form comes through as the parser inflated it, without its Content-Encoding", async () => {
       const { base } = await behind(express.urlencoded());
-      const res = await fetch(`${base}/v1/oauth/token`, { method: "POST", headers: { "Content-Type": FORM_TYPE, "Content-Encoding": "gzip" }, body: gzipSync(FORM) });
+      const res = await fetch(`${base}/v1/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": FORM_TYPE, "Content-Encoding": "gzip" },
+        body: gzipSync(FORM),
+      });
       const seen = (await res.json()) as Echo;
       expect([...new URLSearchParams(seen.body!)]).toEqual(FORM_FIELDS);
       expect(seen.contentEncoding).toBeNull();
@@ -178,11 +191,18 @@ describe("toNodeListener", () => {
 
     test("a body that is not a form, or none, reaches the handler empty, without waiting", async () => {
       const { base } = await behind(swallow);
-      const post = (headers: Record<string, string>, body?: string) => fetch(`${base}/v1/oauth/token`, { method: "POST", headers, body }).then((r) => r.json() as Promise<Echo>);
+      const post = (headers: Record<string, string>, body?: string) =>
+        fetch(`${base}/v1/oauth/token`, { method: "POST", headers, body }).then((r) => r.json() as Promise<Echo>);
       expect(await post({ "Content-Type": "text/plain" }, "already read")).toMatchObject({ body: "", contentLength: null });
       expect(await post({ "Content-Type": FORM_TYPE })).toMatchObject({ body: "" });
       const json = await behind(express.json());
-      const seen = (await (await fetch(`${json.base}/v1/oauth/token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"grant_type":"client_credentials"}' })).json()) as Echo;
+      const seen = (await (
+        await fetch(`${json.base}/v1/oauth/token`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: '{"grant_type":"client_credentials"}',
+        })
+      ).json()) as Echo;
       expect(seen.body).toBe("");
     });
   });
@@ -228,9 +248,7 @@ describe("toNodeListener", () => {
   test("streams a response larger than the socket's buffer whole, waiting for it to drain", async () => {
     const chunk = new Uint8Array(64 * 1024).map((_, i) => i % 251);
     let sent = 0;
-    const { base } = await serve(async () =>
-      new Response(new ReadableStream<Uint8Array>({ pull: (c) => (sent++ < 128 ? c.enqueue(chunk) : c.close()) })),
-    );
+    const { base } = await serve(async () => new Response(new ReadableStream<Uint8Array>({ pull: (c) => (sent++ < 128 ? c.enqueue(chunk) : c.close()) })));
     const received = new Uint8Array(await (await fetch(base)).arrayBuffer());
     expect(received.length).toBe(128 * chunk.length);
     expect(received.subarray(127 * chunk.length)).toEqual(chunk);
@@ -248,7 +266,9 @@ describe("toNodeListener", () => {
     let called = 0;
     const { port } = await serve(async () => (called++, new Response("handled")));
     const heads = [
-      ...["evil.test/x", "evil.test?x", "evil.test#x", "user@evil.test", "a b", "a:99999", "[::1", "%zz", "", "a%20b"].map((host) => `GET /v1/employees HTTP/1.1\r\nHost: ${host}\r\n`),
+      ...["evil.test/x", "evil.test?x", "evil.test#x", "user@evil.test", "a b", "a:99999", "[::1", "%zz", "", "a%20b"].map(
+        (host) => `GET /v1/employees HTTP/1.1\r\nHost: ${host}\r\n`,
+      ),
       "GET /v1/employees HTTP/1.1\r\nHost: a\r\nHost: b\r\n",
     ];
     for (const head of heads) {
@@ -297,12 +317,25 @@ describe("toNodeClientErrorListener", () => {
 
   test("a method the parser does not know (FOO, get, BREW) gets the handler's 405 with Allow, not a closed connection", async () => {
     const { port, entries } = await serveWithClientErrors();
-    for (const [method, path, allow] of [["FOO", "/v1/employees", "GET, HEAD"], ["get", "/healthz", "GET, HEAD"], ["BREW", "/v1/oauth/token", "POST"]] as const) {
+    for (const [method, path, allow] of [
+      ["FOO", "/v1/employees", "GET, HEAD"],
+      ["get", "/healthz", "GET, HEAD"],
+      ["BREW", "/v1/oauth/token", "POST"],
+    ] as const) {
       const answer = parseAnswer(await rawRequest(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: m-1\r\n\r\n`));
-      expect({ method, status: answer.status, allow: answer.headers.get("allow"), headers: usualHeaders(answer.headers) }).toEqual({ method, status: 405, allow, headers: USUAL_HEADERS("m-1") });
+      expect({ method, status: answer.status, allow: answer.headers.get("allow"), headers: usualHeaders(answer.headers) }).toEqual({
+        method,
+        status: 405,
+        allow,
+        headers: USUAL_HEADERS("m-1"),
+      });
       expect(JSON.parse(answer.body)).toMatchObject({ error: "method_not_allowed" });
     }
-    expect(entries.map((e) => [e.method, e.status])).toEqual([["FOO", 405], ["get", 405], ["BREW", 405]]);
+    expect(entries.map((e) => [e.method, e.status])).toEqual([
+      ["FOO", 405],
+      ["get", 405],
+      ["BREW", 405],
+    ]);
   });
 
   test("an unknown method still meets the earlier checks: credentials in the URL 400, unknown path 404, bad Host 400", async () => {

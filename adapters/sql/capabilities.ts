@@ -25,5 +25,17 @@ export interface SqlCapabilities {
   importRows: { read: number; write: number; stage: number | null };
 }
 
-export const SQLITE: SqlCapabilities = { dialect: "sqlite", dateType: "text", booleanType: "integer", advisoryLocks: false, importRows: { read: 255, write: 1, stage: 13 } };
-export const POSTGRES: SqlCapabilities = { dialect: "postgres", dateType: "date", booleanType: "boolean", advisoryLocks: true, importRows: { read: 400, write: 400, stage: null } };
+export const SQLITE: SqlCapabilities = {
+  dialect: "sqlite",
+  dateType: "text",
+  booleanType: "integer",
+  advisoryLocks: false,
+  importRows: { read: 255, write: 1, stage: 13 },
+};
+export const POSTGRES: SqlCapabilities = {
+  dialect: "postgres",
+  dateType: "date",
+  booleanType: "boolean",
+  advisoryLocks: true,
+  importRows: { read: 400, write: 400, stage: null },
+};

@@ -122,9 +122,7 @@ export function keepHotQueriesPrepared(pool: PgPool): PostgresPool {
       // Kysely asks for a cursor only when its dialect is given one; this store's is not.
       if (typeof text !== "string") throw new Error("The store does not stream Postgres results.");
       const parameters = [...values];
-      const result = text.startsWith(HOT_SQL_PREFIX)
-        ? client.query({ name: statementName(text), text, values: parameters })
-        : client.query(text, parameters);
+      const result = text.startsWith(HOT_SQL_PREFIX) ? client.query({ name: statementName(text), text, values: parameters }) : client.query(text, parameters);
       return result.then((r) => ({ command: r.command as PostgresQueryResult<R>["command"], rowCount: r.rowCount ?? 0, rows: r.rows as R[] }));
     }
     return { query, release: () => client.release() };

@@ -60,11 +60,7 @@ const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, db) =>
       eb.selectFrom("leave_spans as s").select("s.max_span_days").where("s.organisation_id", "=", s.organisationId).as("max_span_days"),
       eb
         .exists(
-          eb
-            .selectFrom("employees as gone")
-            .select("gone.id")
-            .where("gone.organisation_id", "=", s.organisationId)
-            .where("gone.deleted_at", "is not", null),
+          eb.selectFrom("employees as gone").select("gone.id").where("gone.organisation_id", "=", s.organisationId).where("gone.deleted_at", "is not", null),
         )
         .as("someone_deleted"),
     ])
@@ -93,11 +89,7 @@ const leavePageQuery = defineQuery<LeavePageValues>()((s, db, caps) => {
     }
     if (deletedEmployeesOf) {
       bookings = bookings.where("b.employee_id", "not in", (eb) =>
-        eb
-          .selectFrom("employees as gone")
-          .select("gone.id")
-          .where("gone.organisation_id", "=", deletedEmployeesOf)
-          .where("gone.deleted_at", "is not", null),
+        eb.selectFrom("employees as gone").select("gone.id").where("gone.organisation_id", "=", deletedEmployeesOf).where("gone.deleted_at", "is not", null),
       );
     }
     let query = bookings
@@ -120,9 +112,9 @@ const leavePageQuery = defineQuery<LeavePageValues>()((s, db, caps) => {
   // Both forms give the same columns; the type follows the plain arm's.
   const bounded = (c: number, start: Expression<string>, afterId: Expression<string> | undefined): ReturnType<typeof arm> =>
     caps.dialect === "postgres"
-      ? (db
-          .selectFrom(arm(c, start, afterId).orderBy("b.start_date").orderBy("b.id").limit(s.limit).as(`class${c}`))
-          .selectAll() as unknown as ReturnType<typeof arm>)
+      ? (db.selectFrom(arm(c, start, afterId).orderBy("b.start_date").orderBy("b.id").limit(s.limit).as(`class${c}`)).selectAll() as unknown as ReturnType<
+          typeof arm
+        >)
       : arm(c, start, afterId);
   let merged: ReturnType<typeof arm> | undefined;
   for (let c = 0; c < SPAN_CLASS_COUNT; c++) {

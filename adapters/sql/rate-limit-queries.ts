@@ -70,7 +70,11 @@ async function takeSlotAlone(ctx: SqlContext, key: string, now: number, limit: n
 function takeSlotLocked(ctx: SqlContext, key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
   return ctx.db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
-    await trx.deleteFrom("rate_events").where("key", "=", key).where("at", "<=", now - windowMs).execute();
+    await trx
+      .deleteFrom("rate_events")
+      .where("key", "=", key)
+      .where("at", "<=", now - windowMs)
+      .execute();
     // One statement: insert only while under the limit, so concurrent callers cannot overshoot.
     const inserted = await sql`
       insert into rate_events (key, at)
@@ -84,8 +88,7 @@ function takeSlotLocked(ctx: SqlContext, key: string, now: number, limit: number
 
 export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | "checkRateLimit" | "sweepRateEvents"> {
   return {
-    takeRateSlot: (key, now, limit, windowMs) =>
-      ctx.guard(() => (ctx.caps.advisoryLocks ? takeSlotLocked : takeSlotAlone)(ctx, key, now, limit, windowMs)),
+    takeRateSlot: (key, now, limit, windowMs) => ctx.guard(() => (ctx.caps.advisoryLocks ? takeSlotLocked : takeSlotAlone)(ctx, key, now, limit, windowMs)),
 
     checkRateLimit: (key, now, limit, windowMs) =>
       ctx.guard(async () => {
@@ -98,7 +101,10 @@ export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | 
       ctx.guard(async () => {
         // No index leads with `at`: the sweep keeps the table near one window of events, and
         // scanning that once a minute costs less than a second index on every event's insert.
-        const result = await ctx.db.deleteFrom("rate_events").where("at", "<=", now - windowMs).executeTakeFirst();
+        const result = await ctx.db
+          .deleteFrom("rate_events")
+          .where("at", "<=", now - windowMs)
+          .executeTakeFirst();
         return Number(result.numDeletedRows);
       }),
   };

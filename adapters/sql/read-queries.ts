@@ -21,11 +21,7 @@ interface EmployeePageValues {
 }
 
 const employeePageQuery = defineQuery<EmployeePageValues>()((s, db) => {
-  let query = db
-    .selectFrom("employees")
-    .select(EMPLOYEE_COLUMNS)
-    .where("organisation_id", "=", s.organisationId)
-    .where("deleted_at", "is", null);
+  let query = db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
   if (s.status) query = query.where("status", "=", s.status);
   if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
   const { afterUpdatedAt, afterId } = s;
@@ -34,12 +30,7 @@ const employeePageQuery = defineQuery<EmployeePageValues>()((s, db) => {
 });
 
 const employeeQuery = defineQuery<{ organisationId: string; id: string }>()((s, db) =>
-  db
-    .selectFrom("employees")
-    .select(EMPLOYEE_COLUMNS)
-    .where("organisation_id", "=", s.organisationId)
-    .where("id", "=", s.id)
-    .where("deleted_at", "is", null),
+  db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", s.organisationId).where("id", "=", s.id).where("deleted_at", "is", null),
 );
 
 /** Closure days within [from, to], on `db` (a transaction, in an import). */

@@ -9,14 +9,7 @@
 import { sql, type Expression, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
-import type {
-  ClosureDayInput,
-  EmployeeCalendarFacts,
-  EmployeeInput,
-  ImportWriter,
-  LeaveBookingInput,
-  WriteCounts,
-} from "../../lib/admin-store.ts";
+import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, WriteCounts } from "../../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
   columnOf,
@@ -105,10 +98,13 @@ export class SqlImportWriter implements ImportWriter {
     if (rows.length > 0) {
       const lookup = ([org, ...idSlots]: Expression<unknown>[]) => {
         const ids = sql.join(idSlots.map((id) => sql`(${id})`));
-        return rawQuery(sql`select k.column1 as id,
+        return rawQuery(
+          sql`select k.column1 as id,
           (select case when b.deleted_at is null then b.content_digest else '' end
             from ${sql.table(table)} as b where b.organisation_id = ${org} and b.id = k.column1) as stored
-          from (values ${ids}) as k`, this.db);
+          from (values ${ids}) as k`,
+          this.db,
+        );
       };
       const values = [organisationId, ...rows.map((r) => r.id)];
       const found = await this.statements.batch<{ id: string; stored: string | null }>(`stored digests of ${table}`, lookup, values);
@@ -167,7 +163,10 @@ export class SqlImportWriter implements ImportWriter {
       counts.unchanged += unchanged;
       for (const w of [...created, ...changed]) written.push(w.row);
       if (stage) {
-        await stage.add(created.map((r) => r.id), valuesOf(created));
+        await stage.add(
+          created.map((r) => r.id),
+          valuesOf(created),
+        );
         await write("upsert", changed);
       } else if (this.caps.advisoryLocks) await write("upsert", [...created, ...changed]);
       else {
@@ -318,12 +317,7 @@ export class SqlImportWriter implements ImportWriter {
     await this.db
       .insertInto("leave_spans")
       .values({ organisation_id: organisationId, max_span_days: days })
-      .onConflict((oc) =>
-        oc
-          .column("organisation_id")
-          .doUpdateSet({ max_span_days: days })
-          .where("leave_spans.max_span_days", "<", days),
-      )
+      .onConflict((oc) => oc.column("organisation_id").doUpdateSet({ max_span_days: days }).where("leave_spans.max_span_days", "<", days))
       .execute();
   }
 
@@ -341,12 +335,7 @@ export class SqlImportWriter implements ImportWriter {
     return this.softDelete("closure_days", organisationId, ids, now);
   }
 
-  async replacePublicHolidays(
-    organisationId: string,
-    calendar: string,
-    year: number,
-    rows: { date: string; name: string }[],
-  ): Promise<void> {
+  async replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void> {
     await this.db
       .deleteFrom("public_holidays")
       .where("organisation_id", "=", organisationId)
@@ -369,4 +358,3 @@ export class SqlImportWriter implements ImportWriter {
     return listImportedPublicHolidaysOn(this.db, organisationId, calendars, fromYear, toYear);
   }
 }
-

@@ -87,7 +87,10 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
         });
         // Expired tokens are useless; sweep them now and then rather than on every issue.
         if (++tokensSaved % SWEEP_EVERY === 0) {
-          await ctx.db.deleteFrom("access_tokens").where("expires_at", "<", grant.expires_at - 2 * 3600_000).execute();
+          await ctx.db
+            .deleteFrom("access_tokens")
+            .where("expires_at", "<", grant.expires_at - 2 * 3600_000)
+            .execute();
         }
       }),
 

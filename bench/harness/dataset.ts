@@ -76,11 +76,7 @@ async function createCredentials(target: DatabaseTarget, org: string): Promise<C
 }
 
 /** Imports both organisations through the command line and mints their credentials. */
-export async function buildDataset(
-  target: DatabaseTarget,
-  files: { big: GeneratedFiles; small: GeneratedFiles },
-  size: DatasetSize,
-): Promise<Dataset> {
+export async function buildDataset(target: DatabaseTarget, files: { big: GeneratedFiles; small: GeneratedFiles }, size: DatasetSize): Promise<Dataset> {
   await runCli([...target.args, "migrate"]);
   const bigId = await createOrg(target, "Benchmark Large");
   const smallId = await createOrg(target, "Benchmark Small");

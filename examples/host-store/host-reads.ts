@@ -131,7 +131,10 @@ export function hostReads(db: Database) {
       if (q.after) where.and("(s.modified, s.public_id) > (?, ?)", isoOf(q.after.updatedAt), q.after.id);
       const sql = `select ${STAFF_COLUMNS} from staff s join companies c on c.company_no = s.company_no
         where ${where.sql()} order by s.modified, s.public_id limit ?`;
-      return db.query<StaffRow, SQLQueryBindings[]>(sql).all(...where.values, q.limit).map(toEmployee);
+      return db
+        .query<StaffRow, SQLQueryBindings[]>(sql)
+        .all(...where.values, q.limit)
+        .map(toEmployee);
     },
 
     findEmployee(organisationId: string, id: string): EmployeeRecord | null {
@@ -164,7 +167,10 @@ export function hostReads(db: Database) {
         join companies c on c.company_no = s.company_no
         join absence_kind k on k.kind_no = a.kind_no
         where ${where.sql()} order by a.first_day, a.public_id limit ?`;
-      return db.query<AbsenceRow, SQLQueryBindings[]>(sql).all(...where.values, q.limit).map(toLeaveBooking);
+      return db
+        .query<AbsenceRow, SQLQueryBindings[]>(sql)
+        .all(...where.values, q.limit)
+        .map(toLeaveBooking);
     },
 
     listClosureDays(organisationId: string, from: string, to: string): ClosureDayRecord[] {

@@ -29,8 +29,13 @@ const scopeList = (text: string) => (text === "" ? [] : (text.split(" ") as Scop
  */
 export function insertToken(db: Database, digest: string, grant: AccessTokenGrant): void {
   db.query(`insert into leaveapi_tokens (digest, client_id, company_no, scopes, expires_ms)
-      select ?, ?, company_no, ?, ? from companies where public_id = ? and api_access = 1`)
-    .run(digest, grant.client_id, grant.scopes.join(" "), grant.expires_at, grant.organisation_id);
+      select ?, ?, company_no, ?, ? from companies where public_id = ? and api_access = 1`).run(
+    digest,
+    grant.client_id,
+    grant.scopes.join(" "),
+    grant.expires_at,
+    grant.organisation_id,
+  );
 }
 
 /**
@@ -63,9 +68,7 @@ export function createHostStore(db: Database): Store {
   };
 
   const countInWindow = (key: string, now: number, windowMs: number) =>
-    db
-      .query<{ n: number }, [string, number]>("select count(*) as n from leaveapi_rate_events where key = ? and at_ms > ?")
-      .get(key, now - windowMs)!.n;
+    db.query<{ n: number }, [string, number]>("select count(*) as n from leaveapi_rate_events where key = ? and at_ms > ?").get(key, now - windowMs)!.n;
 
   // BEGIN IMMEDIATE takes the write lock before counting, so another process sharing the
   // file cannot count the same free slot between this count and this insert.
@@ -89,7 +92,16 @@ export function createHostStore(db: Database): Store {
       guard(() => {
         const row = db
           .query<
-            { client_id: string; organisation_id: string; label: string | null; secret_digest: string; scopes: string; created_ms: number; revoked_ms: number | null; api_access: number },
+            {
+              client_id: string;
+              organisation_id: string;
+              label: string | null;
+              secret_digest: string;
+              scopes: string;
+              created_ms: number;
+              revoked_ms: number | null;
+              api_access: number;
+            },
             [string]
           >(`select l.client_id, c.public_id as organisation_id, l.label, l.secret_digest, l.scopes, l.created_ms, l.revoked_ms, c.api_access
             from leaveapi_clients l join companies c on c.company_no = l.company_no where l.client_id = ?`)
@@ -138,8 +150,7 @@ export function createHostStore(db: Database): Store {
     checkRateLimit: (key, now, limit, windowMs) =>
       guard(() => (countInWindow(key, now, windowMs) < limit ? { allowed: true } : refusal(key, now, limit, windowMs))),
 
-    sweepRateEvents: (now, windowMs) =>
-      guard(() => db.query("delete from leaveapi_rate_events where at_ms <= ?").run(now - windowMs).changes),
+    sweepRateEvents: (now, windowMs) => guard(() => db.query("delete from leaveapi_rate_events where at_ms <= ?").run(now - windowMs).changes),
 
     listEmployees: (query) => guard(() => reads.listEmployees(query)),
     findEmployee: (organisationId, id) => guard(() => reads.findEmployee(organisationId, id)),

@@ -139,7 +139,11 @@ Exit 0 on success, 1 when the API or the network refuses, 2 on bad usage.`,
   async run(ctx) {
     const { values, positionals } = parseCommandArgs(ctx.args, FLAGS, USAGE, 1);
     const v = values as Values;
-    const resource = oneOf(requireValue(positionals[0], "what to fetch (employees, leave or holidays)", USAGE), ["employees", "leave", "holidays"] as const, "what to fetch");
+    const resource = oneOf(
+      requireValue(positionals[0], "what to fetch (employees, leave or holidays)", USAGE),
+      ["employees", "leave", "holidays"] as const,
+      "what to fetch",
+    );
     for (const flag of FILTER_FLAGS) {
       if (v[flag] !== undefined && !FILTERS[resource].includes(flag)) throw usage(`--${flag} does not apply to ${resource}`);
     }

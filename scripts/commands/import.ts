@@ -46,12 +46,7 @@ element over 1 MiB, or a text field over 255 characters (code points), is an err
 Every invalid row is reported on stderr as FILE:LINE: field: what is wrong, and then
 nothing is written. Importing the same data again changes nothing.`,
   async run(ctx) {
-    const { values, positionals } = parseCommandArgs(
-      ctx.args,
-      { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" } },
-      USAGE,
-      1,
-    );
+    const { values, positionals } = parseCommandArgs(ctx.args, { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" } }, USAGE, 1);
     const orgId = requireValue(values.org, "--org", USAGE).toLowerCase();
     const kind: ImportKind = oneOf(requireValue(values.kind, "--kind", USAGE), IMPORT_KINDS, "--kind");
     const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
@@ -83,8 +78,11 @@ nothing is written. Importing the same data again changes nothing.`,
         throw new CommandError(`import failed: ${rows}; nothing was written`);
       }
       const { rows, counts } = outcome;
-      report(ctx, { rows, ...counts }, () =>
-        `imported ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
+      report(
+        ctx,
+        { rows, ...counts },
+        () =>
+          `imported ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
       );
     } finally {
       await store.close();

@@ -21,7 +21,8 @@ import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
-const USAGE = "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--public-url URL] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
+const USAGE =
+  "leaveapi serve [--port 8080] [--host 127.0.0.1] [--demo] [--public-url URL] [--workers N|auto] [--metrics on|off|HOST:PORT] [--tls-cert FILE --tls-key FILE] [--trust-proxy] ...";
 /** How much longer than its own drain the parent waits for its workers before killing them. */
 const WORKER_GRACE_MS = 5000;
 
@@ -57,7 +58,11 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
     running.stopSignal.then((signal) => ({ signal, workerCode: undefined })),
     (pool?.failed ?? never).then((workerCode) => ({ signal: "SIGTERM" as const, workerCode })),
   ]);
-  logger.event("info", "shutdown", cause.workerCode === undefined ? `${cause.signal}: finishing in-flight requests` : `a worker exited (code ${cause.workerCode}): stopping`);
+  logger.event(
+    "info",
+    "shutdown",
+    cause.workerCode === undefined ? `${cause.signal}: finishing in-flight requests` : `a worker exited (code ${cause.workerCode}): stopping`,
+  );
   const workersDone = pool?.stop(cause.signal, settings.shutdownTimeoutMs + WORKER_GRACE_MS);
   const drained = await drainServers(servers, settings.shutdownTimeoutMs);
   if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
@@ -83,7 +88,9 @@ function listenOrFail(options: ListenOptions): ReturnType<typeof listen> {
 function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): void {
   const reusePort = role !== undefined || settings.workers > 1;
   const { hostname, port, tls } = settings;
-  running.servers.push(listenOrFail({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }));
+  running.servers.push(
+    listenOrFail({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }),
+  );
   // A separate metrics address is the parent's alone: it answers with every worker's sum.
   if (settings.metrics.kind === "separate" && !role) {
     running.servers.push(listenOrFail({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));
@@ -111,7 +118,8 @@ async function startAsParent(ctx: CommandContext, settings: ServeSettings, runni
     await pool.ready;
   }
   const location = locateStore(ctx.global, ctx.io.env);
-  const metricsNote = metricsServer && settings.metrics.kind === "separate" ? `; metrics on ${baseUrlOf(settings.metrics.hostname, metricsServer.port!, false)}/metrics` : "";
+  const metricsNote =
+    metricsServer && settings.metrics.kind === "separate" ? `; metrics on ${baseUrlOf(settings.metrics.hostname, metricsServer.port!, false)}/metrics` : "";
   ctx.io.err(`leaveapi serving ${baseUrl} on ${location.kind} ${location.label} with ${settings.workers} process(es)${metricsNote}`);
 }
 
@@ -158,7 +166,10 @@ export const serveCommand: Command = {
       else await startAsParent(ctx, settings, running, metrics);
       // Started once serving: seeding the demo may legitimately keep the loop busy for a while.
       if (settings.watchdogMs > 0) {
-        running.watchdog = startWatchdog({ stallMs: settings.watchdogMs, format: writesText(settings.logFormat, Boolean(process.stdout.isTTY)) ? "text" : "json" });
+        running.watchdog = startWatchdog({
+          stallMs: settings.watchdogMs,
+          format: writesText(settings.logFormat, Boolean(process.stdout.isTTY)) ? "text" : "json",
+        });
       }
     } catch (error) {
       await abandon(settings, running);

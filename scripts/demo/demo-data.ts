@@ -35,16 +35,193 @@ function weighted<T>(rng: Rng, table: readonly (readonly [T, number])[]): T {
   return table[table.length - 1]![0];
 }
 
-const GB_FIRST = ["Oliver", "Amelia", "George", "Isla", "Harry", "Ava", "Jack", "Mia", "Charlie", "Grace", "Thomas", "Sophie", "James", "Emily", "William", "Ella", "Alfie", "Freya", "Noah", "Priya", "Samuel", "Hannah", "Daniel", "Zara"];
+const GB_FIRST = [
+  "Oliver",
+  "Amelia",
+  "George",
+  "Isla",
+  "Harry",
+  "Ava",
+  "Jack",
+  "Mia",
+  "Charlie",
+  "Grace",
+  "Thomas",
+  "Sophie",
+  "James",
+  "Emily",
+  "William",
+  "Ella",
+  "Alfie",
+  "Freya",
+  "Noah",
+  "Priya",
+  "Samuel",
+  "Hannah",
+  "Daniel",
+  "Zara",
+];
 const SCOT_FIRST = ["Callum", "Eilidh", "Fraser", "Ailsa", "Euan", "Morag", "Hamish", "Kirsty", "Angus", "Catriona", "Ewan", "Fiona"];
-const GB_LAST = ["Smith", "Jones", "Taylor", "Brown", "Williams", "Wilson", "Johnson", "Davies", "Robinson", "Wright", "Thompson", "Evans", "Walker", "White", "Roberts", "Green", "Hall", "Wood", "Clarke", "Patel", "Khan", "Hughes"];
+const GB_LAST = [
+  "Smith",
+  "Jones",
+  "Taylor",
+  "Brown",
+  "Williams",
+  "Wilson",
+  "Johnson",
+  "Davies",
+  "Robinson",
+  "Wright",
+  "Thompson",
+  "Evans",
+  "Walker",
+  "White",
+  "Roberts",
+  "Green",
+  "Hall",
+  "Wood",
+  "Clarke",
+  "Patel",
+  "Khan",
+  "Hughes",
+];
 const SCOT_LAST = ["Campbell", "MacDonald", "Stewart", "Robertson", "Murray", "Fraser", "Reid", "Ross", "Paterson", "Sinclair", "McLeod", "Grant"];
-const US_FIRST = ["Liam", "Olivia", "Ethan", "Emma", "Mason", "Sophia", "Lucas", "Isabella", "Logan", "Harper", "Carlos", "Maria", "Daniel", "Sofia", "Jacob", "Abigail", "Michael", "Madison", "Jayden", "Chloe", "Kevin", "Wei", "Mei", "Andre"];
-const US_LAST = ["Garcia", "Martinez", "Johnson", "Rodriguez", "Lee", "Nguyen", "Kim", "Anderson", "Thomas", "Jackson", "Hernandez", "Lopez", "Clark", "Lewis", "Young", "Allen", "King", "Scott", "Chen", "Wong", "Miller", "Davis"];
-const DE_FIRST = ["Lukas", "Anna", "Maximilian", "Lena", "Felix", "Marie", "Jonas", "Laura", "Leon", "Sophie", "Paul", "Hannah", "Tobias", "Katharina", "Florian", "Julia", "Sebastian", "Franziska", "Matthias", "Johanna"];
-const DE_LAST = ["Müller", "Schmidt", "Schneider", "Fischer", "Weber", "Meyer", "Wagner", "Becker", "Hoffmann", "Schulz", "Huber", "Bauer", "Maier", "Gruber", "Hofmann", "Wimmer", "Brunner", "Lehmann"];
-const FR_FIRST = ["Lucas", "Emma", "Hugo", "Léa", "Louis", "Chloé", "Gabriel", "Manon", "Arthur", "Camille", "Jules", "Inès", "Théo", "Sarah", "Raphaël", "Juliette", "Nathan", "Zoé", "Mathis", "Élodie"];
-const FR_LAST = ["Martin", "Bernard", "Dubois", "Thomas", "Robert", "Richard", "Petit", "Durand", "Leroy", "Moreau", "Simon", "Laurent", "Lefebvre", "Michel", "Fontaine", "Rousseau", "Girard", "Lambert", "Bonnet"];
+const US_FIRST = [
+  "Liam",
+  "Olivia",
+  "Ethan",
+  "Emma",
+  "Mason",
+  "Sophia",
+  "Lucas",
+  "Isabella",
+  "Logan",
+  "Harper",
+  "Carlos",
+  "Maria",
+  "Daniel",
+  "Sofia",
+  "Jacob",
+  "Abigail",
+  "Michael",
+  "Madison",
+  "Jayden",
+  "Chloe",
+  "Kevin",
+  "Wei",
+  "Mei",
+  "Andre",
+];
+const US_LAST = [
+  "Garcia",
+  "Martinez",
+  "Johnson",
+  "Rodriguez",
+  "Lee",
+  "Nguyen",
+  "Kim",
+  "Anderson",
+  "Thomas",
+  "Jackson",
+  "Hernandez",
+  "Lopez",
+  "Clark",
+  "Lewis",
+  "Young",
+  "Allen",
+  "King",
+  "Scott",
+  "Chen",
+  "Wong",
+  "Miller",
+  "Davis",
+];
+const DE_FIRST = [
+  "Lukas",
+  "Anna",
+  "Maximilian",
+  "Lena",
+  "Felix",
+  "Marie",
+  "Jonas",
+  "Laura",
+  "Leon",
+  "Sophie",
+  "Paul",
+  "Hannah",
+  "Tobias",
+  "Katharina",
+  "Florian",
+  "Julia",
+  "Sebastian",
+  "Franziska",
+  "Matthias",
+  "Johanna",
+];
+const DE_LAST = [
+  "Müller",
+  "Schmidt",
+  "Schneider",
+  "Fischer",
+  "Weber",
+  "Meyer",
+  "Wagner",
+  "Becker",
+  "Hoffmann",
+  "Schulz",
+  "Huber",
+  "Bauer",
+  "Maier",
+  "Gruber",
+  "Hofmann",
+  "Wimmer",
+  "Brunner",
+  "Lehmann",
+];
+const FR_FIRST = [
+  "Lucas",
+  "Emma",
+  "Hugo",
+  "Léa",
+  "Louis",
+  "Chloé",
+  "Gabriel",
+  "Manon",
+  "Arthur",
+  "Camille",
+  "Jules",
+  "Inès",
+  "Théo",
+  "Sarah",
+  "Raphaël",
+  "Juliette",
+  "Nathan",
+  "Zoé",
+  "Mathis",
+  "Élodie",
+];
+const FR_LAST = [
+  "Martin",
+  "Bernard",
+  "Dubois",
+  "Thomas",
+  "Robert",
+  "Richard",
+  "Petit",
+  "Durand",
+  "Leroy",
+  "Moreau",
+  "Simon",
+  "Laurent",
+  "Lefebvre",
+  "Michel",
+  "Fontaine",
+  "Rousseau",
+  "Girard",
+  "Lambert",
+  "Bonnet",
+];
 
 /** Calendar → weight and name pools: names follow the country people work in. */
 const CALENDARS = [
@@ -55,7 +232,18 @@ const CALENDARS = [
   { key: "FR", weight: 15, first: FR_FIRST, last: FR_LAST },
 ] as const;
 
-const NICKNAMES: Record<string, string> = { William: "Will", Thomas: "Tom", Samuel: "Sam", Michael: "Mike", Daniel: "Dan", Maximilian: "Max", Katharina: "Kathi", Sebastian: "Basti", Catriona: "Cat", Abigail: "Abby" };
+const NICKNAMES: Record<string, string> = {
+  William: "Will",
+  Thomas: "Tom",
+  Samuel: "Sam",
+  Michael: "Mike",
+  Daniel: "Dan",
+  Maximilian: "Max",
+  Katharina: "Kathi",
+  Sebastian: "Basti",
+  Catriona: "Cat",
+  Abigail: "Abby",
+};
 
 const DEPARTMENTS = [
   ["Engineering", 30, ["Software Engineer", "Senior Software Engineer", "Staff Engineer", "Engineering Manager", "QA Engineer", "Site Reliability Engineer"]],
@@ -95,10 +283,21 @@ export function demoEmployees(today: Date, seed = DEFAULT_DEMO_SEED): DemoEmploy
   const t = dayOf(today);
   const out: DemoEmployee[] = [];
   for (let i = 1; i <= DEMO_EMPLOYEE_COUNT; i++) {
-    const calendar = weighted(rng, CALENDARS.map((c) => [c, c.weight] as const));
-    const [department, , titles] = weighted(rng, DEPARTMENTS.map((d) => [d, d[1]] as const));
+    const calendar = weighted(
+      rng,
+      CALENDARS.map((c) => [c, c.weight] as const),
+    );
+    const [department, , titles] = weighted(
+      rng,
+      DEPARTMENTS.map((d) => [d, d[1]] as const),
+    );
     const first = pick(rng, calendar.first);
-    const kind = weighted(rng, [["active", 82], ["terminated", 12], ["future", 4], ["notice", 2]] as const);
+    const kind = weighted(rng, [
+      ["active", 82],
+      ["terminated", 12],
+      ["future", 4],
+      ["notice", 2],
+    ] as const);
     let start = t - int(rng, 30, 12 * 365);
     let leaving: number | null = null;
     if (kind === "future") start = t + int(rng, 7, 75);
@@ -149,7 +348,15 @@ export function demoHolidays(today: Date): DemoClosure[] {
   for (const year of demoYears(today)) {
     let friday = parseDate(`${year}-06-01`)!;
     while (weekdayOfDay(friday) !== 5) friday++;
-    out.push({ date: formatDay(friday + 14), name: "Engineering offsite", type: "company", applies_to: "department", department: OFFSITE_DEPARTMENT, location: null, deducts_from_leave: false });
+    out.push({
+      date: formatDay(friday + 14),
+      name: "Engineering offsite",
+      type: "company",
+      applies_to: "department",
+      department: OFFSITE_DEPARTMENT,
+      location: null,
+      deducts_from_leave: false,
+    });
     for (let day = 24; day <= 31; day++) {
       const date = `${year}-12-${day}`;
       const weekday = weekdayOfDay(parseDate(date)!);
@@ -197,9 +404,24 @@ function daysOffFor(employee: DemoEmployee, closures: DemoClosure[], years: read
 
 /** Whether the booking's dates are in the past, under way, or to come decides which statuses are plausible. */
 function chooseStatus(rng: Rng, start: number, end: number, t: number): LeaveStatus {
-  if (end < t) return weighted(rng, [["approved", 80], ["rejected", 7], ["cancelled", 13]] as const);
-  if (start <= t) return weighted(rng, [["approved", 90], ["cancellation_requested", 10]] as const);
-  return weighted(rng, [["pending", 33], ["approved", 40], ["rejected", 6], ["cancelled", 10], ["cancellation_requested", 11]] as const);
+  if (end < t)
+    return weighted(rng, [
+      ["approved", 80],
+      ["rejected", 7],
+      ["cancelled", 13],
+    ] as const);
+  if (start <= t)
+    return weighted(rng, [
+      ["approved", 90],
+      ["cancellation_requested", 10],
+    ] as const);
+  return weighted(rng, [
+    ["pending", 33],
+    ["approved", 40],
+    ["rejected", 6],
+    ["cancelled", 10],
+    ["cancellation_requested", 11],
+  ] as const);
 }
 
 /**
@@ -248,9 +470,22 @@ export function demoLeave(today: Date, seed = DEFAULT_DEMO_SEED): DemoBooking[] 
     const last = Math.min(horizon, employee.leaving_date ? parseDate(employee.leaving_date)! : Infinity);
     let cursor = first + int(rng, 10, 45);
     while (true) {
-      let category = weighted(rng, [["annual", 84], ["sick", 12], ["unpaid", 3], ["parental", 1]] as const);
+      let category = weighted(rng, [
+        ["annual", 84],
+        ["sick", 12],
+        ["unpaid", 3],
+        ["parental", 1],
+      ] as const);
       const [shortest, longest] =
-        category === "parental" ? [40, 90] : category === "sick" ? [1, 3] : weighted(rng, [[[1, 5], 72], [[6, 10], 23], [[11, 15], 5]] as const);
+        category === "parental"
+          ? [40, 90]
+          : category === "sick"
+            ? [1, 3]
+            : weighted(rng, [
+                [[1, 5], 72],
+                [[6, 10], 23],
+                [[11, 15], 5],
+              ] as const);
       const length = int(rng, shortest, longest);
       let start = cursor;
       while (!working(start)) start++;

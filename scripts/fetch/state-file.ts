@@ -38,9 +38,16 @@ export async function readState(path: string): Promise<FetchState | null> {
 /** Refuses a state written for another resource or other filters. */
 export function checkStateMatches(path: string, state: FetchState, resource: string, filters: Record<string, string | null>): void {
   const describe = (r: string, f: Record<string, string | null>) =>
-    [r, ...Object.entries(f).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${v}`)].join(" ");
+    [
+      r,
+      ...Object.entries(f)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k}=${v}`),
+    ].join(" ");
   if (state.resource !== resource || JSON.stringify(state.filters) !== JSON.stringify(filters)) {
-    throw new CommandError(`state file ${path} was written for '${describe(state.resource, state.filters)}', not '${describe(resource, filters)}'; use another state file`);
+    throw new CommandError(
+      `state file ${path} was written for '${describe(state.resource, state.filters)}', not '${describe(resource, filters)}'; use another state file`,
+    );
   }
 }
 

@@ -43,7 +43,11 @@ export function createLeaveApplier(ctx: ImportContext): RowApplier {
         const seen = leaveTypes.get(leaveType.id);
         if (!seen) leaveTypes.set(leaveType.id, { type: leaveType, line, written: false });
         else if (!sameLeaveType(seen.type, leaveType)) {
-          ctx.fail(line, "leave_type", `${describeType(leaveType)} differs from the same leave type (id ${leaveType.id}) on line ${seen.line}: ${describeType(seen.type)}`);
+          ctx.fail(
+            line,
+            "leave_type",
+            `${describeType(leaveType)} differs from the same leave type (id ${leaveType.id}) on line ${seen.line}: ${describeType(seen.type)}`,
+          );
         }
         const employee = facts.get(booking.employee_id);
         if (!employee) {
@@ -57,10 +61,19 @@ export function createLeaveApplier(ctx: ImportContext): RowApplier {
       if (ctx.failed()) return;
       const newTypes = [...leaveTypes.values()].filter((t) => !t.written);
       if (newTypes.length > 0) {
-        await writer.upsertLeaveTypes(org, newTypes.map((t) => t.type), now);
+        await writer.upsertLeaveTypes(
+          org,
+          newTypes.map((t) => t.type),
+          now,
+        );
         for (const t of newTypes) t.written = true;
       }
-      await writeRuns(ops, (r) => writer.upsertLeaveBookings(org, r, now), (ids) => writer.deleteLeaveBookings(org, ids, now), ctx.counts);
+      await writeRuns(
+        ops,
+        (r) => writer.upsertLeaveBookings(org, r, now),
+        (ids) => writer.deleteLeaveBookings(org, ids, now),
+        ctx.counts,
+      );
     },
     async finish() {},
   };

@@ -26,7 +26,12 @@ function createEmployeeApplier(ctx: ImportContext): RowApplier {
         if (row.type === "employee") ops.push({ upsert: row.employee });
         else if (row.type === "delete") ops.push({ delete: row.id });
       }
-      await writeRuns(ops, (r) => writer.upsertEmployees(org, r, now), (ids) => writer.deleteEmployees(org, ids, now), ctx.counts);
+      await writeRuns(
+        ops,
+        (r) => writer.upsertEmployees(org, r, now),
+        (ids) => writer.deleteEmployees(org, ids, now),
+        ctx.counts,
+      );
     },
     async finish() {},
   };
@@ -45,7 +50,12 @@ function createHolidayApplier(ctx: ImportContext): RowApplier {
         else if (row.type === "delete") ops.push({ delete: row.id });
       }
       if (ctx.failed()) return;
-      await writeRuns(ops, (r) => writer.upsertClosureDays(org, r, now), (ids) => writer.deleteClosureDays(org, ids, now), ctx.counts);
+      await writeRuns(
+        ops,
+        (r) => writer.upsertClosureDays(org, r, now),
+        (ids) => writer.deleteClosureDays(org, ids, now),
+        ctx.counts,
+      );
     },
     finish: () => publicHolidays.finish(),
   };

@@ -50,24 +50,42 @@ function countCodePoints(text: string): number {
   return count;
 }
 
-const withinLimit = v.check((s: string) => withinTextLimit(s), (i) => `must be at most ${MAX_TEXT_CHARS} characters, not ${countCodePoints(i.input as string).toLocaleString("en")}`);
+const withinLimit = v.check(
+  (s: string) => withinTextLimit(s),
+  (i) => `must be at most ${MAX_TEXT_CHARS} characters, not ${countCodePoints(i.input as string).toLocaleString("en")}`,
+);
 
 // Value schemas: every message says what was expected and shows what came instead.
 export const SNAKE_WORD = /^[a-z_]{1,30}$/;
 export const text = v.pipe(v.string(expected("text")), v.nonEmpty("must not be empty"), withinLimit);
 export const optionalText = v.nullish(v.pipe(v.string(expected("text or null")), withinLimit), null);
-export const date = v.pipe(v.string(expected("a date YYYY-MM-DD")), v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`));
+export const date = v.pipe(
+  v.string(expected("a date YYYY-MM-DD")),
+  v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`),
+);
 export const optionalDate = v.nullish(date, null);
 export const flag = v.nullish(v.boolean(expected("true or false")), false);
-export const uuid = v.pipe(v.string(expected("a UUID")), v.check(isUuid, (i) => `must be a UUID, not ${describeValue(i.input)}`), v.transform((s) => s.toLowerCase()));
+export const uuid = v.pipe(
+  v.string(expected("a UUID")),
+  v.check(isUuid, (i) => `must be a UUID, not ${describeValue(i.input)}`),
+  v.transform((s) => s.toLowerCase()),
+);
 export const optionalUuid = v.nullish(uuid, null);
 /** Source-system ids are often numeric: an integer is read as its decimal text. */
 export const externalId = v.nullish(
-  v.pipe(v.union([v.string(), v.pipe(v.number(), v.safeInteger("must be text or a whole number"))], expected("text")), v.transform(String), v.nonEmpty("must not be empty"), withinLimit),
+  v.pipe(
+    v.union([v.string(), v.pipe(v.number(), v.safeInteger("must be text or a whole number"))], expected("text")),
+    v.transform(String),
+    v.nonEmpty("must not be empty"),
+    withinLimit,
+  ),
   null,
 );
 export const snakeWord = (what: string) =>
-  v.pipe(v.string(expected(what)), v.regex(SNAKE_WORD, (i) => `must match ^[a-z_]{1,30}$ (${what}), not ${describeValue(i.input)}`));
+  v.pipe(
+    v.string(expected(what)),
+    v.regex(SNAKE_WORD, (i) => `must match ^[a-z_]{1,30}$ (${what}), not ${describeValue(i.input)}`),
+  );
 export const calendarKey = v.pipe(
   v.string(expected("a calendar key like GB or GB-ENG")),
   v.regex(CALENDAR_KEY_PATTERN, (i) => `must be a calendar key like GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$), not ${describeValue(i.input)}`),
@@ -75,14 +93,20 @@ export const calendarKey = v.pipe(
 export const instant = v.nullish(
   v.pipe(
     v.string(expected("an RFC 3339 date-time")),
-    v.check((s) => parseInstantCeil(s) !== null, (i) => `must be an RFC 3339 date-time with an offset, like 2026-03-01T09:30:00Z, not ${describeValue(i.input)}`),
+    v.check(
+      (s) => parseInstantCeil(s) !== null,
+      (i) => `must be an RFC 3339 date-time with an offset, like 2026-03-01T09:30:00Z, not ${describeValue(i.input)}`,
+    ),
     v.transform((s) => parseInstantCeil(s)!),
   ),
   null,
 );
 export const halfPeriod = v.nullish(v.picklist(["am", "pm"], expected("am or pm")), null);
 export const days = v.nullish(
-  v.pipe(v.number(expected("a number")), v.check((n) => Number.isFinite(n) && n >= 0 && Number.isInteger(n * 2), "must be a multiple of 0.5, at least 0")),
+  v.pipe(
+    v.number(expected("a number")),
+    v.check((n) => Number.isFinite(n) && n >= 0 && Number.isInteger(n * 2), "must be a multiple of 0.5, at least 0"),
+  ),
   null,
 );
 /** A missing key of an object schema is reported through the object's message: "is required". */

@@ -21,15 +21,18 @@ const { type: _type, calendar: _calendar, ...closureEntries } = importEntries(HO
 const closureFields = v.object(closureEntries, RECORD);
 
 /** A public holiday's rules: test/record-fields.test.ts holds these fields to the declaration's. */
-export const publicFields = v.object({
-  calendar: calendarKey,
-  date,
-  name: v.nullish(text, null),
-  applies_to: v.nullish(v.literal("calendar", 'must be "calendar" or null on a public holiday'), null),
-  deducts_from_leave: v.nullish(v.literal(false, "must be false or null on a public holiday"), null),
-  department: v.null("must be null on a public holiday"),
-  location: v.null("must be null on a public holiday"),
-}, RECORD);
+export const publicFields = v.object(
+  {
+    calendar: calendarKey,
+    date,
+    name: v.nullish(text, null),
+    applies_to: v.nullish(v.literal("calendar", 'must be "calendar" or null on a public holiday'), null),
+    deducts_from_leave: v.nullish(v.literal(false, "must be false or null on a public holiday"), null),
+    department: v.null("must be null on a public holiday"),
+    location: v.null("must be null on a public holiday"),
+  },
+  RECORD,
+);
 
 /** One holidays row: a closure day to upsert or delete, or a public holiday (possibly deleted). */
 export function holidayRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {

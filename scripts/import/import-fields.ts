@@ -50,10 +50,7 @@ function entriesOf<F extends FieldSpecs, R extends Partial<Record<ImportRule, v.
 }
 
 /** An embedded leave type: its fields as a leave type's declaration gives them. */
-const leaveTypeFields = v.object(
-  entriesOf(LEAVE_TYPE_FIELDS, VALUE_RULES),
-  expected(`an object {${importKeys(LEAVE_TYPE_FIELDS).join(", ")}}`),
-);
+const leaveTypeFields = v.object(entriesOf(LEAVE_TYPE_FIELDS, VALUE_RULES), expected(`an object {${importKeys(LEAVE_TYPE_FIELDS).join(", ")}}`));
 
 /** Every rule a declaration may name, each as its valibot schema. */
 export const IMPORT_RULES = { ...VALUE_RULES, leaveType: leaveTypeFields } satisfies Record<ImportRule, v.GenericSchema>;

@@ -122,9 +122,11 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
   }
   const deleted = record.deleted === undefined ? false : (parseField(flag, record.deleted, "deleted", problems) ?? false);
   const row =
-    kind === "employees" ? employeeRow(record, deleted, options, problems)
-    : kind === "leave" ? bookingRow(record, deleted, options, referenceId, problems)
-    : holidayRow(record, deleted, options, problems);
+    kind === "employees"
+      ? employeeRow(record, deleted, options, problems)
+      : kind === "leave"
+        ? bookingRow(record, deleted, options, referenceId, problems)
+        : holidayRow(record, deleted, options, problems);
   if (problems.length > 0 || row === null) {
     const rename = (field: string) => (options.text && field.startsWith("leave_type.") ? field.replace(".", "_") : field);
     return { ok: false, problems: problems.map((p) => ({ field: rename(p.field), problem: p.problem })) };
@@ -172,7 +174,8 @@ function rejectUnknown(record: Record<string, unknown>, allowed: readonly string
     const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
     problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}` });
   }
-  if (unknown > MAX_UNKNOWN_REPORTED) problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });
+  if (unknown > MAX_UNKNOWN_REPORTED)
+    problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });
 }
 
 /** The record's id: `id` when given, else derived from `external_id`. */

@@ -69,7 +69,8 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable
     }
   } catch (error) {
     if (error instanceof FileProblem || !(error instanceof CsvError)) throw error;
-    if (error.code === "CSV_MAX_RECORD_SIZE") throw new FileProblem("row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)", nextLine);
+    if (error.code === "CSV_MAX_RECORD_SIZE")
+      throw new FileProblem("row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)", nextLine);
     throw new FileProblem(`row: is not valid CSV (${error.message}); reading stopped at this line`, nextLine);
   } finally {
     // Stops the file stream too when reading ends early, on a FileProblem.

@@ -44,7 +44,8 @@ export async function* readJsonArray(chunks: AsyncIterable<Uint8Array>): AsyncIt
   const finishElement = (): SourceRecord => {
     const held = parts;
     parts = [];
-    if (oversized || size - trailingSpace > MAX_RECORD_BYTES) return { line: elementLine, record: new UnreadableRecord(tooLong(size - trailingSpace, "a record")) };
+    if (oversized || size - trailingSpace > MAX_RECORD_BYTES)
+      return { line: elementLine, record: new UnreadableRecord(tooLong(size - trailingSpace, "a record")) };
     const bytes = concatBytes(held, size);
     const text = decodeUtf8(bytes);
     if (text === null) throw notUtf8(elementLine + lineOfInvalidUtf8(bytes));

@@ -92,9 +92,12 @@ export function createMetricsFetch(metrics: Metrics, log: (entry: RequestLogEntr
     const metricsAt = metricsUrl(req);
     if (metricsAt) return answerMetrics(req, metricsAt, metrics, log);
     const url = requestUrl(req);
-    const error: ApiError = !(url instanceof URL) ? url : requestSizeError(req, url) ?? (urlCarriesCredentials(url)
-      ? invalidRequest("Credentials and tokens must never be sent in the URL.")
-      : notFound("This address serves only GET /metrics."));
+    const error: ApiError = !(url instanceof URL)
+      ? url
+      : (requestSizeError(req, url) ??
+        (urlCarriesCredentials(url)
+          ? invalidRequest("Credentials and tokens must never be sent in the URL.")
+          : notFound("This address serves only GET /metrics.")));
     return finish(errorResponse(error), requestIdFor(req), req.method === "HEAD");
   }, log);
 }

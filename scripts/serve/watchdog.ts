@@ -51,9 +51,12 @@ setInterval(() => {
 export function startWatchdog(options: WatchdogOptions): Watchdog {
   const beat = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
   beat[0] = performance.timeOrigin + performance.now();
-  const heartbeat = setInterval(() => {
-    beat[0] = performance.timeOrigin + performance.now();
-  }, Math.max(25, Math.min(500, Math.floor(options.stallMs / 8))));
+  const heartbeat = setInterval(
+    () => {
+      beat[0] = performance.timeOrigin + performance.now();
+    },
+    Math.max(25, Math.min(500, Math.floor(options.stallMs / 8))),
+  );
   heartbeat.unref();
   const thread = new Worker(THREAD_SOURCE, {
     eval: true,
