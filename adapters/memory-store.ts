@@ -24,7 +24,7 @@
  * in when the work resolves and dropped when it throws; imports run one at a time.
  */
 import { StoreUnavailableError } from "../lib/errors.ts";
-import type { AdminStore } from "../lib/admin-store.ts";
+import type { AdminStore, OrganisationContents } from "../lib/admin-store.ts";
 import type { EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
 import type { AccessTokenGrant, ApiClient, ClientCredentials, EmployeePageQuery, LeavePageQuery, Organisation, Store } from "../lib/store.ts";
 import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from "../lib/store-contents.ts";
@@ -56,6 +56,8 @@ const toApiClient = ({ secret_digest: _s, ...client }: StoredClient): ApiClient 
 export function createMemoryStore(data?: StoreContents): MemoryStore {
   const organisations = new Map<string, Organisation>();
   const clients = new Map<string, StoredClient>();
+  /** The secret each rotated client had before, kept until its grace period ends (`rotateClientSecret`). */
+  const previousSecrets = new Map<string, { digest: string; expires_at: number }>();
   /** The imported data; an import swaps in its copy when it succeeds (memory/memory-tables.ts). */
   let tables = emptyTables();
   const tokens = new Map<string, AccessTokenGrant>();
@@ -89,6 +91,25 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
     organisations.set(org.id, { ...org, api_enabled: enabled });
     if (enabled) return;
     for (const [digest, grant] of tokens) if (grant.organisation_id === org.id) tokens.delete(digest);
+  };
+
+  /** What the organisation holds in every table, deleted records included; `null` when it does not exist. */
+  const contentsOf = (organisationId: string): OrganisationContents | null => {
+    if (!organisations.has(organisationId)) return null;
+    const count = (values: Iterable<{ organisation_id: string }>) => {
+      let n = 0;
+      for (const v of values) if (v.organisation_id === organisationId) n++;
+      return n;
+    };
+    return {
+      employees: count(tables.employees.values()),
+      leave_bookings: count(tables.bookings.values()),
+      leave_types: count(tables.leaveTypes.values()),
+      closure_days: count(tables.closureDays.values()),
+      public_holidays: count(tables.publicHolidays.values()),
+      clients: count(clients.values()),
+      tokens: count(tokens.values()),
+    };
   };
 
   /** Keeps a token only while its organisation's API access is on (see `switchApi`). */
@@ -141,6 +162,43 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
       return org !== undefined;
     },
 
+    async renameOrganisation(id, name) {
+      open();
+      const org = organisations.get(id);
+      if (!org) return null;
+      organisations.set(id, { ...org, name });
+      return { ...org, name };
+    },
+
+    async countOrganisationContents(id) {
+      open();
+      return contentsOf(id);
+    },
+
+    async deleteOrganisation(id) {
+      open();
+      // After the imports queued before it, so that none puts the organisation's records back.
+      const run = lastImport.then(() => {
+        open();
+        const contents = contentsOf(id);
+        if (!contents) return null;
+        // Every table, whatever it holds: each record carries its organisation.
+        for (const table of Object.values(tables) as Map<string, { organisation_id: string }>[]) {
+          for (const [key, record] of table) if (record.organisation_id === id) table.delete(key);
+        }
+        for (const [digest, grant] of tokens) if (grant.organisation_id === id) tokens.delete(digest);
+        for (const [clientId, client] of clients) {
+          if (client.organisation_id !== id) continue;
+          clients.delete(clientId);
+          previousSecrets.delete(clientId);
+        }
+        organisations.delete(id);
+        return contents;
+      });
+      lastImport = run.catch(() => {});
+      return run;
+    },
+
     async createClient(client) {
       open();
       // Refused as the SQL table's primary and foreign keys refuse them.
@@ -156,6 +214,22 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
         .filter((c) => c.organisation_id === organisationId)
         .sort((a, b) => compare(a.created_at, b.created_at) || compare(a.client_id, b.client_id))
         .map(toApiClient);
+    },
+
+    async listAllClients() {
+      open();
+      return [...clients.values()].sort((a, b) => compare(a.created_at, b.created_at) || compare(a.client_id, b.client_id)).map(toApiClient);
+    },
+
+    async rotateClientSecret(clientId, secretDigest, previousExpiresAt) {
+      open();
+      const client = clients.get(clientId);
+      if (!client) return null;
+      if (client.revoked_at !== null) return toApiClient(client);
+      clients.set(clientId, { ...client, secret_digest: secretDigest });
+      if (previousExpiresAt === null) previousSecrets.delete(clientId);
+      else previousSecrets.set(clientId, { digest: client.secret_digest, expires_at: previousExpiresAt });
+      return toApiClient(client);
     },
 
     async revokeClient(clientId, now) {
@@ -193,7 +267,12 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
       const client = clients.get(clientId);
       const org = client && organisations.get(client.organisation_id);
       if (!client || !org) return null;
-      const credentials: ClientCredentials = { ...structuredClone(client), api_enabled: org.api_enabled };
+      const previous = previousSecrets.get(clientId);
+      const credentials: ClientCredentials = {
+        ...structuredClone(client),
+        api_enabled: org.api_enabled,
+        ...(previous === undefined ? {} : { previous_secret: { ...previous } }),
+      };
       return credentials;
     },
 

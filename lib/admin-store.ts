@@ -62,6 +62,17 @@ export interface NewClient extends ApiClient {
   secret_digest: string;
 }
 
+/** What an organisation holds, as `org delete` counts it before and after deleting. */
+export interface OrganisationContents {
+  employees: number;
+  leave_bookings: number;
+  leave_types: number;
+  closure_days: number;
+  public_holidays: number;
+  clients: number;
+  tokens: number;
+}
+
 export interface AdminStore {
   /** Creates or upgrades the schema; safe to call on every start and from several processes. */
   migrate(): Promise<void>;
@@ -76,10 +87,31 @@ export interface AdminStore {
    * good: switching it on again brings none back, and clients ask for new ones.
    */
   setApiEnabled(id: string, enabled: boolean): Promise<boolean>;
+  /** Renames the organisation and answers it as it is now; `null` when it does not exist. */
+  renameOrganisation(id: string, name: string): Promise<Organisation | null>;
+  /** How many records of each kind the organisation holds (deleted ones included); `null` when it does not exist. */
+  countOrganisationContents(id: string): Promise<OrganisationContents | null>;
+  /**
+   * Deletes the organisation and everything it holds (records, deleted ones included, its
+   * clients and their tokens) in one transaction, and says how much went; `null` when it
+   * does not exist. Its tokens stop working at once.
+   */
+  deleteOrganisation(id: string): Promise<OrganisationContents | null>;
   /** Throws when the client id is taken or its organisation does not exist. */
   createClient(client: NewClient): Promise<void>;
   /** The organisation's clients, revoked ones included, in ascending (created_at, client_id) order, without secret digests. */
   listClients(organisationId: string): Promise<ApiClient[]>;
+  /** Every organisation's clients, revoked ones included, in ascending (created_at, client_id) order, without secret digests. */
+  listAllClients(): Promise<ApiClient[]>;
+  /**
+   * Gives a client a new secret (by its digest) and keeps the digest it had as
+   * `previous_secret` until `previousExpiresAt`, so that `findClient` answers both and the
+   * token endpoint accepts the old secret until then; `null` drops the old secret at
+   * once, as does a second rotation (only the latest replaced one is kept). Tokens already issued are left
+   * alone. `null` when the client is unknown; a revoked client is not rotated (answered
+   * as it is).
+   */
+  rotateClientSecret(clientId: string, secretDigest: string, previousExpiresAt: number | null): Promise<ApiClient | null>;
   /**
    * Revokes a client and with it every token it holds; `null` when unknown. Idempotent:
    * revoking again keeps the first `revoked_at`.

@@ -67,13 +67,19 @@ function describeRefused(refused: readonly string[]): string {
   return refused.length > 5 ? `${shown.join(" ")} and ${refused.length - 5} more` : shown.join(" ");
 }
 
-/** The client, if the presented id and secret match a live one. Always does one digest compare. */
-async function authenticateClient(store: TokenStore, request: TokenRequest): Promise<ClientCredentials | null> {
+/**
+ * The client, if the presented id and secret match a live one: its secret, or the one a
+ * rotation replaced while that is within its grace period (docs/cli.md, "credentials
+ * rotate"). Always does the same two digest compares, whatever the client.
+ */
+async function authenticateClient(store: TokenStore, request: TokenRequest, now: number): Promise<ClientCredentials | null> {
   const { clientId, clientSecret } = request;
   const client = !request.badAuthorization && clientId !== undefined && CLIENT_ID_PATTERN.test(clientId) ? await store.findClient(clientId) : null;
   const presented = digestSecret(clientSecret ?? "");
-  const matches = constantTimeEqual(presented, client?.secret_digest ?? DUMMY_SECRET_DIGEST);
-  if (!client || !matches || clientSecret === undefined || client.revoked_at !== null) return null;
+  const previous = client?.previous_secret !== undefined && client.previous_secret.expires_at > now ? client.previous_secret.digest : null;
+  const current = constantTimeEqual(presented, client?.secret_digest ?? DUMMY_SECRET_DIGEST);
+  const replaced = constantTimeEqual(presented, previous ?? DUMMY_SECRET_DIGEST) && previous !== null;
+  if (!client || !(current || replaced) || clientSecret === undefined || client.revoked_at !== null) return null;
   return client;
 }
 
@@ -104,7 +110,7 @@ export async function issueToken(store: TokenStore, request: TokenRequest, optio
   // valid credentials are served whatever others did from their address, so one
   // misconfigured client behind a NAT cannot lock out its neighbours (README, "A tour
   // with curl"). Every request pays the same lookup and digest compare.
-  const client = await authenticateClient(store, request);
+  const client = await authenticateClient(store, request, now);
   if (!client) {
     await countFailedAuthentication(store, options.remoteAddress, now, limits);
     if (request.clientId === undefined && !request.badAuthorization) {

@@ -30,6 +30,11 @@ export interface ApiClient {
 export interface ClientCredentials extends ApiClient {
   secret_digest: string;
   api_enabled: boolean;
+  /**
+   * The secret a rotation replaced, by digest, accepted until `expires_at` (docs/cli.md,
+   * "credentials rotate"); absent when there is none. A store that never rotates omits it.
+   */
+  previous_secret?: { digest: string; expires_at: number };
 }
 
 export interface AccessTokenGrant {

@@ -70,7 +70,7 @@ function isAdminStore(store: Store): store is Store & AdminStore {
 
 /**
  * `store` with its `findToken` answers reused for `ttlMs`. When `store` is also an
- * AdminStore, the result is one too, and its `revokeClient` and `setApiEnabled` take
+ * AdminStore, the result is one too, and its `revokeClient`, `setApiEnabled` and `deleteOrganisation` take
  * effect on this cache at once.
  */
 export function withTokenGrantCache(store: Store & AdminStore, options: TokenGrantCacheOptions): Store & AdminStore;
@@ -102,7 +102,12 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     findOrganisation: (id) => store.findOrganisation(id),
     setApiEnabled: (id, enabled) => cache.thenForget(store.setApiEnabled(id, enabled)),
     createClient: (client: NewClient) => store.createClient(client),
+    renameOrganisation: (id, name) => store.renameOrganisation(id, name),
+    countOrganisationContents: (id) => store.countOrganisationContents(id),
+    deleteOrganisation: (id) => cache.thenForget(store.deleteOrganisation(id)),
     listClients: (organisationId) => store.listClients(organisationId),
+    listAllClients: () => store.listAllClients(),
+    rotateClientSecret: (clientId, secretDigest, previousExpiresAt) => store.rotateClientSecret(clientId, secretDigest, previousExpiresAt),
     revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
     runImport: <T>(work: (writer: ImportWriter) => Promise<T>) => store.runImport(work),
   };

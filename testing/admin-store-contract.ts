@@ -11,6 +11,7 @@ import type { Scope } from "../lib/scopes.ts";
 import type { AccessTokenGrant, Organisation, Store } from "../lib/store.ts";
 import type { StoredClient } from "../lib/store-contents.ts";
 import { T0, fixtureUuid } from "./contract-fixture.ts";
+import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, runAdminLifecycleCases, tokenDigest, withoutSecret } from "./admin-lifecycle-contract.ts";
 import { rejectionOf, runImportWriterCases } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
@@ -30,24 +31,7 @@ export interface AdminStoreContractOptions {
 /** Runs `body` on a fresh store from `create`, and disposes of it whatever happens. */
 export type WithAdminStore = (body: (store: Store & AdminStore) => Promise<void>) => () => Promise<void>;
 
-const ORG_A = fixtureUuid("0a000000", 0xa);
-const ORG_B = fixtureUuid("0b000000", 0xb);
 const ORG_C = fixtureUuid("0c000000", 0xc);
-const NO_ORG = fixtureUuid("0f000000", 0xf);
-const SCOPES: Scope[] = ["employees:read", "leave:read"];
-
-const organisation = (id: string, fields: Partial<Organisation> = {}): Organisation => ({
-  id,
-  name: "Acme Ltd",
-  api_enabled: true,
-  created_at: T0,
-  ...fields,
-});
-
-const withoutSecret = ({ secret_digest: _, ...client }: StoredClient) => client;
-
-/** A token digest for the n-th token of a test (tokens are kept by digest only). */
-const tokenDigest = (n: number) => n.toString(16).repeat(64).slice(0, 64);
 
 export function runAdminStoreContract(options: AdminStoreContractOptions, framework: ContractFramework): void {
   const { describe, test, expect } = framework;
@@ -229,6 +213,7 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
       );
     });
 
+    runAdminLifecycleCases(framework, withStore);
     runImportWriterCases(framework, withStore);
   });
 }

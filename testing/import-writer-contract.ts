@@ -18,11 +18,12 @@ const [E1, E2, E3, E9] = [1, 2, 3, 9].map((n) => fixtureUuid("e0000000", n)) as 
 const [K1, K2] = [1, 2].map((n) => fixtureUuid("b0000000", n)) as [string, string];
 const [C1, C2, C9] = [1, 2, 9].map((n) => fixtureUuid("c0000000", n)) as [string, string, string];
 
-const ANNUAL: LeaveTypeRecord = { id: fixtureUuid("a0000000", 1), name: "Annual leave", category: "annual", is_paid: true };
+export const ANNUAL: LeaveTypeRecord = { id: fixtureUuid("a0000000", 1), name: "Annual leave", category: "annual", is_paid: true };
 const UNPAID: LeaveTypeRecord = { id: fixtureUuid("a0000000", 2), name: "Unpaid leave", category: "annual", is_paid: false };
 const NO_TYPE = fixtureUuid("a0000000", 9);
 
-const employee = (id: string, fields: Partial<EmployeeInput> = {}): EmployeeInput => ({
+/** An employee as imported, with `fields` over typical values; shared with admin-lifecycle-contract.ts. */
+export const employee = (id: string, fields: Partial<EmployeeInput> = {}): EmployeeInput => ({
   id,
   external_id: null,
   first_name: "Ada",
@@ -37,7 +38,7 @@ const employee = (id: string, fields: Partial<EmployeeInput> = {}): EmployeeInpu
   ...fields,
 });
 
-const booking = (id: string, employee_id: string, fields: Partial<LeaveBookingInput> = {}): LeaveBookingInput => ({
+export const booking = (id: string, employee_id: string, fields: Partial<LeaveBookingInput> = {}): LeaveBookingInput => ({
   id,
   external_id: null,
   employee_id,
@@ -56,7 +57,7 @@ const booking = (id: string, employee_id: string, fields: Partial<LeaveBookingIn
   ...fields,
 });
 
-const closure = (id: string, date: string, fields: Partial<ClosureDayInput> = {}): ClosureDayInput => ({
+export const closure = (id: string, date: string, fields: Partial<ClosureDayInput> = {}): ClosureDayInput => ({
   id,
   date,
   name: "Company day",

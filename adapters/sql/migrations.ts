@@ -126,9 +126,17 @@ const LEAVE_PAGE_INDEX: Record<Dialect, readonly string[]> = {
   ],
 };
 
+// A rotated-out client secret, kept by digest until its grace period ends (docs/cli.md,
+// "credentials rotate"): the same statements on both dialects.
+const CLIENT_SECRET_ROTATION: readonly string[] = [
+  `alter table "api_clients" add column "previous_secret_digest" text`,
+  `alter table "api_clients" add column "previous_secret_expires_at" bigint`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
     "0002_leave_page_index": { up: run(LEAVE_PAGE_INDEX[caps.dialect]) },
+    "0003_client_secret_rotation": { up: run(CLIENT_SECRET_ROTATION) },
   };
 }

@@ -4,7 +4,7 @@
  * composes it with the Store of sql-store.ts over one SqlContext.
  */
 import { Migrator, sql, type Kysely } from "kysely";
-import type { AdminStore, ImportWriter, NewClient } from "../../lib/admin-store.ts";
+import type { AdminStore, ImportWriter, NewClient, OrganisationContents } from "../../lib/admin-store.ts";
 import type { ApiClient, Organisation, Store } from "../../lib/store.ts";
 import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-cache.ts";
 import { withPageCache } from "./fast-paths.ts";
@@ -96,6 +96,34 @@ async function refreshStatistics(ctx: SqlContext): Promise<void> {
   if (ctx.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(ctx.db);
 }
 
+/** The tables that hold an organisation's records, by the count each answers for; children before parents. */
+const RECORD_TABLES = [
+  ["leave_bookings", "leave_bookings"],
+  ["leave_types", "leave_types"],
+  ["employees", "employees"],
+  ["closure_days", "closure_days"],
+  ["public_holidays", "public_holidays"],
+] as const satisfies readonly (readonly [keyof Tables, keyof OrganisationContents])[];
+
+/** Counts what the organisation holds, on `db` (a transaction when deleting). `null` when it does not exist. */
+async function countContents(db: Kysely<Tables>, id: string): Promise<OrganisationContents | null> {
+  const org = await db.selectFrom("organisations").select("id").where("id", "=", id).executeTakeFirst();
+  if (!org) return null;
+  const count = async (table: keyof Tables) => {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("organisation_id", "=", id)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  const contents: OrganisationContents = { employees: 0, leave_bookings: 0, leave_types: 0, closure_days: 0, public_holidays: 0, clients: 0, tokens: 0 };
+  for (const [table, key] of RECORD_TABLES) contents[key] = await count(table);
+  contents.clients = await count("api_clients");
+  contents.tokens = await count("access_tokens");
+  return contents;
+}
+
 function adminQueries(ctx: SqlContext): AdminStore {
   const { db } = ctx;
   return {
@@ -149,6 +177,33 @@ function adminQueries(ctx: SqlContext): AdminStore {
         }),
       ),
 
+    renameOrganisation: (id, name) =>
+      ctx.guard(async () => {
+        await db.updateTable("organisations").set({ name }).where("id", "=", id).execute();
+        const row = await db.selectFrom("organisations").selectAll().where("id", "=", id).executeTakeFirst();
+        return row ? toOrganisation(row) : null;
+      }),
+
+    countOrganisationContents: (id) => ctx.guard(() => countContents(db, id)),
+
+    deleteOrganisation: (id) =>
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          const contents = await countContents(trx, id);
+          if (!contents) return null;
+          for (const [table] of RECORD_TABLES) await trx.deleteFrom(table).where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("leave_spans").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
+          const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
+          // The clients' rate-limit events would otherwise linger until the next sweep.
+          const keys = clients.map((c) => `token-requests:${c.client_id}`);
+          if (keys.length > 0) await trx.deleteFrom("rate_events").where("key", "in", keys).execute();
+          await trx.deleteFrom("api_clients").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("organisations").where("id", "=", id).execute();
+          return contents;
+        }),
+      ),
+
     createClient: (client: NewClient) =>
       ctx.guard(async () => {
         await db
@@ -176,6 +231,35 @@ function adminQueries(ctx: SqlContext): AdminStore {
           .execute();
         return rows.map(toClient);
       }),
+
+    listAllClients: () =>
+      ctx.guard(async () => {
+        const rows = await db.selectFrom("api_clients").select(CLIENT_COLUMNS).orderBy("created_at").orderBy("client_id").execute();
+        return rows.map(toClient);
+      }),
+
+    rotateClientSecret: (clientId, secretDigest, previousExpiresAt) =>
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          const row = await trx
+            .selectFrom("api_clients")
+            .select([...CLIENT_COLUMNS, "secret_digest"])
+            .where("client_id", "=", clientId)
+            .executeTakeFirst();
+          if (!row || row.revoked_at !== null) return row ? toClient(row) : null;
+          const keepPrevious = previousExpiresAt !== null;
+          await trx
+            .updateTable("api_clients")
+            .set({
+              secret_digest: secretDigest,
+              previous_secret_digest: keepPrevious ? row.secret_digest : null,
+              previous_secret_expires_at: keepPrevious ? previousExpiresAt : null,
+            })
+            .where("client_id", "=", clientId)
+            .execute();
+          return toClient(row);
+        }),
+      ),
 
     revokeClient: (clientId, now) =>
       ctx.guard(() =>

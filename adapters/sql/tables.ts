@@ -41,6 +41,9 @@ export interface ApiClientsTable {
   scopes: string;
   created_at: Instant;
   revoked_at: Instant | null;
+  /** Added by 0003: the secret a rotation replaced, until its grace period ends. */
+  previous_secret_digest: string | null;
+  previous_secret_expires_at: Instant | null;
 }
 
 export interface AccessTokensTable {

@@ -16,7 +16,18 @@ const findClientQuery = defineQuery<{ clientId: string }>()((s, db) =>
   db
     .selectFrom("api_clients as c")
     .innerJoin("organisations as o", "o.id", "c.organisation_id")
-    .select(["c.client_id", "c.organisation_id", "c.name", "c.secret_digest", "c.scopes", "c.created_at", "c.revoked_at", "o.api_enabled"])
+    .select([
+      "c.client_id",
+      "c.organisation_id",
+      "c.name",
+      "c.secret_digest",
+      "c.scopes",
+      "c.created_at",
+      "c.revoked_at",
+      "c.previous_secret_digest",
+      "c.previous_secret_expires_at",
+      "o.api_enabled",
+    ])
     .where("c.client_id", "=", s.clientId),
 );
 
@@ -72,6 +83,10 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
           created_at: instant(row.created_at),
           revoked_at: row.revoked_at === null ? null : instant(row.revoked_at),
           api_enabled: bool(row.api_enabled),
+          // Absent rather than null when there is none: the shape a store that never rotates answers.
+          ...(row.previous_secret_digest !== null && row.previous_secret_expires_at !== null
+            ? { previous_secret: { digest: row.previous_secret_digest, expires_at: instant(row.previous_secret_expires_at) } }
+            : {}),
         };
       }),
 
