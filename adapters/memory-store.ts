@@ -26,10 +26,20 @@
 import { StoreUnavailableError } from "../lib/errors.ts";
 import type { AdminStore, OrganisationContents } from "../lib/admin-store.ts";
 import type { EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
-import type { AccessTokenGrant, ApiClient, ClientCredentials, EmployeePageQuery, LeavePageQuery, Organisation, Store } from "../lib/store.ts";
+import type {
+  AccessTokenGrant,
+  ApiClient,
+  ClientCredentials,
+  DeletionPageQuery,
+  EmployeePageQuery,
+  LeavePageQuery,
+  Organisation,
+  Store,
+} from "../lib/store.ts";
 import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from "../lib/store-contents.ts";
 import { memoryImportWriter } from "./memory/memory-import-writer.ts";
 import { memoryRateEvents } from "./memory/memory-rate-events.ts";
+import { deriveTombstones } from "./memory/memory-deletions.ts";
 import { closureDaysWithin, copyTables, emptyTables, holidayKey, importedHolidaysWithin, keyOf } from "./memory/memory-tables.ts";
 
 export interface MemoryStore extends Store, AdminStore {
@@ -127,6 +137,7 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
       for (const b of copy.bookings) tables.bookings.set(keyOf(b.organisation_id, b.id), b);
       for (const c of copy.closureDays) tables.closureDays.set(keyOf(c.organisation_id, c.id), c);
       for (const h of copy.publicHolidays) tables.publicHolidays.set(holidayKey(h), h);
+      deriveTombstones(tables, copy);
       for (const o of copy.organisations) switchApi(o, o.api_enabled);
       for (const { digest, grant } of copy.tokens) keepToken(digest, grant);
     },
@@ -345,6 +356,17 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
         records.push({ ...booking, leave_type });
       }
       return records.sort((a, b) => compare(a.start_date, b.start_date) || compare(a.id, b.id)).slice(0, q.limit);
+    },
+
+    async listDeletions(q: DeletionPageQuery) {
+      open();
+      const { after } = q;
+      return [...tables.deletions.values()]
+        .filter((d) => d.organisation_id === q.organisationId && d.resource === q.resource && d.deleted_at >= q.deletedSince)
+        .filter((d) => !after || isAfter(d.deleted_at, d.id, after.deletedAt, after.id))
+        .sort((a, b) => compare(a.deleted_at, b.deleted_at) || compare(a.id, b.id))
+        .slice(0, q.limit)
+        .map(({ id, deleted_at }) => ({ id, deleted_at }));
     },
 
     async listClosureDays(organisationId, from, to) {

@@ -11,6 +11,7 @@ import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_L
 import { ERROR_CODES } from "./errors.ts";
 import { apiEntries, EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS, LeaveTypeJson } from "./record-fields.ts";
 import { ALL_SCOPES } from "./scopes.ts";
+import { DELETED_RESOURCES } from "./store.ts";
 
 const NextCursor = v.pipe(
   v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),
@@ -42,6 +43,21 @@ export const HolidayList = v.pipe(
   v.strictObject({ data: v.array(HolidayEntry) }),
   v.description("Not paged. Ordered by date, then public before company, then calendar, then name."),
 );
+
+export const Deletion = v.pipe(
+  v.strictObject({
+    resource: v.pipe(v.picklist(DELETED_RESOURCES), v.description("The list endpoint that no longer returns the record.")),
+    id: v.pipe(v.string(), v.uuid(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), v.description("The record's id.")),
+    deleted_at: v.pipe(
+      v.string(),
+      v.isoTimestamp(),
+      v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      v.description("When the record stopped being listed: it was deleted, its employee was deleted, or its leave type stopped being annual."),
+    ),
+  }),
+  v.description("A record its list endpoint no longer returns. Drop it from your copy."),
+);
+export const DeletionPage = v.strictObject({ has_more: HasMore, next_cursor: NextCursor, data: v.array(Deletion) });
 
 /**
  * The form of POST /v1/oauth/token. Documentation only: the endpoint reads the form in the
@@ -108,6 +124,8 @@ export const API_SCHEMAS = {
   EmployeeResponse,
   LeaveBookingPage,
   HolidayList,
+  Deletion,
+  DeletionPage,
   TokenRequest,
   TokenResponse,
   Error: ErrorBody,
@@ -118,4 +136,5 @@ export const API_SCHEMAS = {
 
 export type EmployeeJson = v.InferOutput<typeof Employee>;
 export type LeaveBookingJson = v.InferOutput<typeof LeaveBooking>;
+export type DeletionJson = v.InferOutput<typeof Deletion>;
 export type HolidayEntryJson = v.InferOutput<typeof HolidayEntry>;

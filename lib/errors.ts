@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "too_many_requests",
   "server_error",
   "temporarily_unavailable",
+  "sync_expired",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -76,6 +77,20 @@ export function tooManyRequests(retryAfterSeconds: number, description: string):
   return new ApiError(429, "too_many_requests", description, {
     headers: { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
   });
+}
+
+/**
+ * A 410 for a deletions feed asked about a time before the oldest tombstone kept
+ * (docs/api.md, "GET /v1/deletions"): what was deleted since then cannot be told, so the
+ * client must read everything again.
+ */
+export function syncExpired(retentionDays: number): ApiError {
+  return new ApiError(
+    410,
+    "sync_expired",
+    `Deletions are kept for ${retentionDays} days and 'updated_since' is older than that; do a full read (without updated_since) and replace your copy, then sync from its start.`,
+    { param: "updated_since" },
+  );
 }
 
 /** Thrown by a store when the database cannot be reached; answered as 503. */

@@ -14,6 +14,7 @@ import { isDate, parseDate, parseInstantCeil } from "./dates.ts";
 import { isUuid } from "./ids.ts";
 import { LEAVE_STATUSES, type LeaveStatus } from "./records.ts";
 import { CALENDAR_KEY_PATTERN } from "./public-holidays.ts";
+import { DELETED_RESOURCES, type DeletedResource } from "./store.ts";
 
 export const MAX_RANGE_DAYS = 400;
 export const DEFAULT_LIMIT = 100;
@@ -130,6 +131,17 @@ export const holidaysQuerySchema = v.object({
   ),
 });
 
+/** GET /v1/deletions: `resource` and `updated_since` are required. */
+export const deletionsQuerySchema = v.object({
+  resource: v.pipe(
+    v.picklist(DELETED_RESOURCES, `'resource' must be one of ${DELETED_RESOURCES.join(", ")}.`),
+    v.description("Whose deletions: the list endpoint's name."),
+  ),
+  updated_since: updatedSinceParam,
+  limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
+  cursor: v.optional(cursorParam),
+});
+
 function parseWith<S extends v.GenericSchema>(schema: S, query: Record<string, string>): v.InferOutput<S> {
   const result = v.safeParse(schema, query);
   if (result.success) return result.output;
@@ -184,6 +196,17 @@ export function parseHolidaysQuery(url: URL): HolidaysParams {
   const params = parseWith(holidaysQuerySchema, readQuery(url, Object.keys(holidaysQuerySchema.entries)));
   checkRange(params.from, params.to);
   return params;
+}
+
+export interface DeletionsParams {
+  resource: DeletedResource;
+  updated_since: number;
+  limit: number;
+  cursor?: string;
+}
+
+export function parseDeletionsQuery(url: URL): DeletionsParams {
+  return parseWith(deletionsQuerySchema, readQuery(url, Object.keys(deletionsQuerySchema.entries)));
 }
 
 /** The `{id}` of GET /v1/employees/{id}, decoded. */

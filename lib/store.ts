@@ -67,6 +67,26 @@ export interface LeavePageQuery {
   limit: number;
 }
 
+/** The resources the deletions feed reports on, by the path of their list endpoint. */
+export const DELETED_RESOURCES = ["employees", "leave-requests"] as const;
+export type DeletedResource = (typeof DELETED_RESOURCES)[number];
+
+export interface DeletionPageQuery {
+  organisationId: string;
+  resource: DeletedResource;
+  /** Only tombstones with deleted_at ≥ this instant. */
+  deletedSince: number;
+  /** Keyset position: return tombstones strictly after (deleted_at, id). */
+  after?: { deletedAt: number; id: string };
+  limit: number;
+}
+
+/** A tombstone: a record its list endpoint no longer returns, and when it stopped returning it. */
+export interface DeletionRecord {
+  id: string;
+  deleted_at: number;
+}
+
 export interface ImportedPublicHoliday {
   calendar: string;
   date: string;
@@ -137,6 +157,20 @@ export interface Store {
    * non-deleted employee, whose leave type has category `annual`.
    */
   listOverlappingLeave(query: LeavePageQuery): Promise<LeaveBookingRecord[]>;
+
+  /**
+   * Up to `limit` tombstones of the organisation's records of `resource`, in ascending
+   * (deleted_at, id) order after the keyset position, with deleted_at ≥ deletedSince
+   * (docs/api.md, "GET /v1/deletions"). A record has a tombstone exactly while its list
+   * endpoint does not return it although it once did: an employee since it was deleted; a
+   * booking since it was deleted, its employee was deleted, or its leave type (its own, or
+   * the type's category) stopped being `annual`, whichever hid it first. `deleted_at` is
+   * the instant of the write that hid it (the `now` an import was given), written in the
+   * same transaction; a record that is visible again has none, and a record that was never
+   * visible (a booking first imported with a sick-leave type) never had one. A write that
+   * changes nothing a client sees changes no tombstone.
+   */
+  listDeletions(query: DeletionPageQuery): Promise<DeletionRecord[]>;
 
   /** The organisation's non-deleted company closure days within [from, to], any order. */
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;

@@ -88,6 +88,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     listEmployees: (query) => store.listEmployees(query),
     findEmployee: (organisationId, id) => store.findEmployee(organisationId, id),
     listOverlappingLeave: (query) => store.listOverlappingLeave(query),
+    listDeletions: (query) => store.listDeletions(query),
     listClosureDays: (organisationId, from, to) => store.listClosureDays(organisationId, from, to),
     observedCalendars: (organisationId, from, to) => store.observedCalendars(organisationId, from, to),
     listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) => store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),

@@ -17,8 +17,9 @@ import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-h
 import type { Store } from "../lib/store.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
+import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deletion-pages.ts";
 import { listHolidays } from "../lib/holidays.ts";
-import { parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
+import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
@@ -71,6 +72,11 @@ export interface HandlerOptions {
    * createHolidayWorker's source, which computes them in a worker thread.
    */
   publicHolidays?: PublicHolidaySource;
+  /**
+   * Whole days the store keeps tombstones (docs/api.md, "GET /v1/deletions"): a deletions
+   * request with an older `updated_since` is 410 `sync_expired`. Default 90.
+   */
+  deletionRetentionDays?: number;
 }
 
 /** What a host passes beside the request. */
@@ -123,6 +129,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const basePath = validBasePath(options.basePath);
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
+  const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
 
   const only = (methods: readonly string[], state: RequestState) => {
     if (!methods.includes(state.method)) throw methodNotAllowed(methods);
@@ -173,6 +180,14 @@ export function createHandler(options: HandlerOptions): Handler {
       "/v1/leave-requests",
       data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url))),
     )
+    .all("/v1/deletions", async (req, state) => {
+      // The scope depends on the resource asked about, so it is read first; a bad one is
+      // still answered only after authentication (docs/api.md, "Order of checks").
+      const resource = state.url.searchParams.get("resource");
+      const scope: Scope = resource === "employees" ? "employees:read" : "leave:read";
+      const feed = data("/v1/deletions", scope, (org, url) => listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays }));
+      return feed(req, state);
+    })
     .all(
       "/v1/holidays",
       data("/v1/holidays", "holidays:read", async (org, url) => ({

@@ -5,7 +5,7 @@
  * before routing (URL and header size, credentials in the URL) included, because the test
  * suite checks every response it receives against this list.
  */
-import { employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
+import { deletionsQuerySchema, employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_PATH, DOCS_SCRIPT_PATH } from "./docs-page.ts";
 import {
   BOOKING_EXAMPLE,
@@ -135,6 +135,42 @@ const dataPaths = {
           content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }),
         },
         ...dataErrors,
+      },
+    },
+  },
+  "/v1/deletions": {
+    get: {
+      operationId: "listDeletions",
+      tags: ["Employees", "Leave"],
+      summary: "List the records of a resource that stopped being listed",
+      description:
+        "Every employee (`resource=employees`) or annual leave booking (`resource=leave-requests`) that its list endpoint no longer returns " +
+        "and that stopped being returned at or after `updated_since`: deleted, a booking whose employee was deleted, or whose leave type " +
+        "is no longer annual. Ordered by `deleted_at`, then `id`. A record listed again leaves this feed. Needs `employees:read` for " +
+        "employees and `leave:read` for leave requests (also when `resource` is missing or unknown).",
+      security: [{ oauth2: ["employees:read"] }, { oauth2: ["leave:read"] }],
+      parameters: queryParameters(deletionsQuerySchema, "GET /v1/deletions"),
+      responses: {
+        "200": {
+          description: "A page of deletions.",
+          headers: requestId,
+          content: json("DeletionPage", {
+            has_more: false,
+            next_cursor: null,
+            data: [{ resource: "leave-requests", id: BOOKING_EXAMPLE.id, deleted_at: "2026-03-02T08:15:00.000Z" }],
+          }),
+        },
+        ...dataErrors,
+        "410": {
+          description: "`sync_expired`: `updated_since` is older than the deletions kept (90 days by default). Do a full read, without `updated_since`.",
+          headers: requestId,
+          content: json("Error", {
+            error: "sync_expired",
+            error_description:
+              "Deletions are kept for 90 days and 'updated_since' is older than that; do a full read (without updated_since) and replace your copy, then sync from its start.",
+            param: "updated_since",
+          }),
+        },
       },
     },
   },

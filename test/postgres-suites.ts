@@ -10,6 +10,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/base-path.test.ts",
   "test/bearer-auth.test.ts",
   "test/client-handler.test.ts",
+  "test/deletions.test.ts",
   "test/docs-page.test.ts",
   "test/employees.test.ts",
   "test/fuzz-endpoints.e2e.test.ts",

@@ -28,7 +28,8 @@ export type FixturePublicHoliday = StoredPublicHoliday;
 /**
  * Everything a store under test holds. Deleted records must be stored as deleted (a store
  * may keep or drop them; they must never come back), and the `updated_at` of live records
- * must be returned as given. Nothing depends on a deleted record's `updated_at`. Tokens
+ * must be returned as given. A deleted record was deleted at its `updated_at`, which is
+ * what the deletions feed (`listDeletions`) reports for it. Tokens
  * are kept as `saveToken` keeps them: a store holds none for an organisation whose API
  * access is off (`tokens.apiOff` is one it must not keep).
  */

@@ -5,7 +5,7 @@
  * (bun:test, vitest or jest) and only common jest-style matchers are used.
  */
 import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
-import type { ClientCredentials, EmployeePageQuery, LeavePageQuery, RateDecision, Store } from "../lib/store.ts";
+import type { ClientCredentials, DeletionPageQuery, EmployeePageQuery, LeavePageQuery, RateDecision, Store } from "../lib/store.ts";
 import { QUERY_RANGE, STANDARD_IDS, T0, U, standardFixture, type ContractFixture } from "./contract-fixture.ts";
 
 export interface ContractMatchers {
@@ -110,6 +110,8 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
   };
 
   const employees = (store: Store, q: Partial<EmployeePageQuery> = {}) => store.listEmployees({ organisationId: I.orgA, limit: 100, ...q });
+  const deletions = (store: Store, q: Partial<DeletionPageQuery> = {}) =>
+    store.listDeletions({ organisationId: I.orgA, resource: "leave-requests", deletedSince: T0, limit: 100, ...q });
   const leave = (store: Store, q: Partial<LeavePageQuery> = {}) => store.listOverlappingLeave({ organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q });
 
   describe(`Store contract: ${options.name}`, () => {
@@ -498,6 +500,54 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
           const q = { status: "approved" as const, updatedSince: U[2], after: { startDate: "2026-03-01", id: ZERO_ID } };
           expect(idsOf(await leave(store, q))).toEqual([B.inside, B.endHalf]);
           expect(idsOf(await leave(store, { ...q, employeeId: E.ada, limit: 1 }))).toEqual([B.inside]);
+        }),
+      );
+    });
+
+    describe("listDeletions", () => {
+      // The fixture's deleted records were deleted at their updated_at: Ivy at U[6], which
+      // hid her booking then too, and the deleted booking at U[3]. The sick booking was
+      // never listed, so it has no tombstone.
+      test(
+        "lists the tombstones of one resource in (deleted_at, id) order, with the instant each record stopped being listed",
+        withStore(async (store) => {
+          expect(await deletions(store, { resource: "employees" })).toEqual([{ id: E.ivy, deleted_at: U[6] }]);
+          expect(await deletions(store)).toEqual([
+            { id: B.deleted, deleted_at: U[3] },
+            { id: B.ofDeletedEmployee, deleted_at: U[6] },
+          ]);
+        }),
+      );
+
+      test(
+        "filters by deleted_at ≥ deletedSince",
+        withStore(async (store) => {
+          expect(idsOf(await deletions(store, { deletedSince: U[3] }))).toEqual([B.deleted, B.ofDeletedEmployee]);
+          expect(idsOf(await deletions(store, { deletedSince: U[3] + 1 }))).toEqual([B.ofDeletedEmployee]);
+          expect(idsOf(await deletions(store, { resource: "employees", deletedSince: U[6] }))).toEqual([E.ivy]);
+          expect(await deletions(store, { resource: "employees", deletedSince: U[6] + 1 })).toEqual([]);
+        }),
+      );
+
+      test(
+        "returns what lies strictly after the keyset position, at most `limit`",
+        withStore(async (store) => {
+          expect(idsOf(await deletions(store, { limit: 1 }))).toEqual([B.deleted]);
+          expect(idsOf(await deletions(store, { after: { deletedAt: U[3], id: B.deleted } }))).toEqual([B.ofDeletedEmployee]);
+          expect(idsOf(await deletions(store, { after: { deletedAt: U[3], id: ZERO_ID } }))).toEqual([B.deleted, B.ofDeletedEmployee]);
+          expect(await deletions(store, { after: { deletedAt: U[6], id: B.ofDeletedEmployee } })).toEqual([]);
+        }),
+      );
+
+      test(
+        "keeps organisations apart, and lists no live record",
+        withStore(async (store) => {
+          expect(await deletions(store, { organisationId: I.orgB })).toEqual([]);
+          expect(await deletions(store, { organisationId: I.orgB, resource: "employees" })).toEqual([]);
+          const listed = new Set([...idsOf(await employees(store)), ...idsOf(await leave(store, { from: "0001-01-01", to: "9999-12-31" }))]);
+          for (const resource of ["employees", "leave-requests"] as const) {
+            for (const d of await deletions(store, { resource })) expect(listed.has(d.id)).toBe(false);
+          }
         }),
       );
     });

@@ -19,7 +19,7 @@ import {
   type FieldSpecs,
 } from "../../lib/record-fields.ts";
 import type { StoredBooking, StoredClosureDay, StoredEmployee } from "../../lib/store-contents.ts";
-import { closureDaysWithin, holidayKey, importedHolidaysWithin, keyOf, type MemoryTables } from "./memory-tables.ts";
+import { closureDaysWithin, holidayKey, importedHolidaysWithin, keepingTombstones, keyOf, type MemoryTables } from "./memory-tables.ts";
 
 /**
  * What a client can see of each record: what an import writes of it (lib/record-fields.ts),
@@ -106,7 +106,15 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
     async upsertEmployees(organisationId, rows: EmployeeInput[], now) {
       requireOrganisation(organisationId, rows);
       const records = rows.map((r) => ({ ...pickFields(r, EMPLOYEE_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
-      const { counts, revived } = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT));
+      let written: ReturnType<typeof writeChanged> | undefined;
+      const ids = new Set(records.map((r) => r.id));
+      // Only a deleted employee written again can show bookings again.
+      const revivable = [...ids].some((id) => t.employees.get(keyOf(organisationId, id))?.deleted);
+      const bookings = revivable ? (b: StoredBooking) => ids.has(b.employee_id) : undefined;
+      keepingTombstones(t, organisationId, now, { employeeIds: ids, bookings }, () => {
+        written = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT));
+      });
+      const { counts, revived } = written!;
       // A deleted employee's bookings are hidden; brought back, they are visible again, so
       // their updated_at must move or an incremental sync would never see them (docs/api.md,
       // "Incremental sync").
@@ -116,7 +124,12 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
     },
 
     async deleteEmployees(organisationId, ids, now) {
-      return softDelete(t.employees, organisationId, ids, now);
+      const gone = new Set(ids);
+      let counts = noCounts();
+      keepingTombstones(t, organisationId, now, { employeeIds: gone, bookings: (b) => gone.has(b.employee_id) }, () => {
+        counts = softDelete(t.employees, organisationId, ids, now);
+      });
+      return counts;
     },
 
     async employeeFacts(organisationId, ids) {
@@ -139,7 +152,7 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
           counts.unchanged++;
           continue;
         }
-        t.leaveTypes.set(key, record);
+        keepingTombstones(t, organisationId, now, { bookings: (b) => b.leave_type_id === type.id }, () => t.leaveTypes.set(key, record));
         if (!stored) {
           counts.created++;
           continue;
@@ -156,11 +169,21 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       requireOrganisation(organisationId, rows);
       for (const r of lastById(rows)) requireReferences(organisationId, r);
       const records = rows.map((r) => ({ ...pickFields(r, BOOKING_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
-      return writeChanged(t.bookings, records, (b) => pickFields(b, BOOKING_CONTENT)).counts;
+      const ids = new Set(records.map((r) => r.id));
+      let counts = noCounts();
+      keepingTombstones(t, organisationId, now, { bookingIds: ids }, () => {
+        counts = writeChanged(t.bookings, records, (b) => pickFields(b, BOOKING_CONTENT)).counts;
+      });
+      return counts;
     },
 
     async deleteLeaveBookings(organisationId, ids, now) {
-      return softDelete(t.bookings, organisationId, ids, now);
+      const gone = new Set(ids);
+      let counts = noCounts();
+      keepingTombstones(t, organisationId, now, { bookingIds: gone }, () => {
+        counts = softDelete(t.bookings, organisationId, ids, now);
+      });
+      return counts;
     },
 
     async upsertClosureDays(organisationId, rows: ClosureDayInput[], now) {

@@ -5,8 +5,16 @@
  * keys, not records) and swap it in when it succeeds.
  */
 import type { ClosureDayRecord } from "../../lib/records.ts";
-import type { ImportedPublicHoliday } from "../../lib/store.ts";
+import type { DeletedResource, ImportedPublicHoliday } from "../../lib/store.ts";
 import type { StoredBooking, StoredClosureDay, StoredEmployee, StoredLeaveType, StoredPublicHoliday } from "../../lib/store-contents.ts";
+
+/** A tombstone of the deletions feed (lib/store.ts, `listDeletions`). */
+export interface StoredDeletion {
+  organisation_id: string;
+  resource: DeletedResource;
+  id: string;
+  deleted_at: number;
+}
 
 export interface MemoryTables {
   employees: Map<string, StoredEmployee>;
@@ -14,6 +22,8 @@ export interface MemoryTables {
   bookings: Map<string, StoredBooking>;
   closureDays: Map<string, StoredClosureDay>;
   publicHolidays: Map<string, StoredPublicHoliday>;
+  /** Keyed by organisation, resource and id. */
+  deletions: Map<string, StoredDeletion>;
 }
 
 /** A table key: a record's organisation and id (a public holiday's: calendar and date). */
@@ -22,7 +32,7 @@ export const keyOf = (organisationId: string, ...id: string[]): string => JSON.s
 export const holidayKey = (h: { organisation_id: string; calendar: string; date: string }) => keyOf(h.organisation_id, h.calendar, h.date);
 
 export function emptyTables(): MemoryTables {
-  return { employees: new Map(), leaveTypes: new Map(), bookings: new Map(), closureDays: new Map(), publicHolidays: new Map() };
+  return { employees: new Map(), leaveTypes: new Map(), bookings: new Map(), closureDays: new Map(), publicHolidays: new Map(), deletions: new Map() };
 }
 
 export function copyTables(t: MemoryTables): MemoryTables {
@@ -32,6 +42,7 @@ export function copyTables(t: MemoryTables): MemoryTables {
     bookings: new Map(t.bookings),
     closureDays: new Map(t.closureDays),
     publicHolidays: new Map(t.publicHolidays),
+    deletions: new Map(t.deletions),
   };
 }
 
@@ -54,4 +65,53 @@ export function importedHolidaysWithin(
     .filter((h) => h.organisation_id === organisationId && calendars.includes(h.calendar))
     .filter((h) => h.year >= fromYear && h.year <= toYear)
     .map(({ calendar, date, name }): ImportedPublicHoliday => ({ calendar, date, name }));
+}
+
+/** Whether the leave list can return booking `b`: not deleted, of a live employee, of an annual leave type. */
+export function isListedBooking(t: MemoryTables, b: StoredBooking): boolean {
+  if (b.deleted || t.leaveTypes.get(keyOf(b.organisation_id, b.leave_type_id))?.category !== "annual") return false;
+  const employee = t.employees.get(keyOf(b.organisation_id, b.employee_id));
+  return employee !== undefined && !employee.deleted;
+}
+
+/**
+ * Runs `change`, then keeps the tombstones right for the organisation's records it may
+ * have hidden or shown (lib/store.ts, `listDeletions`): the employees `employeeIds`, the
+ * bookings `bookingIds` and those `bookings` picks, before and after. One listed before and not after gets a
+ * tombstone at `now`; one listed after loses its tombstone.
+ */
+export function keepingTombstones(
+  t: MemoryTables,
+  organisationId: string,
+  now: number,
+  affected: { employeeIds?: Iterable<string>; bookingIds?: Iterable<string>; bookings?: (b: StoredBooking) => boolean },
+  change: () => void,
+): void {
+  const listed = () => {
+    const keys = new Map<string, { resource: DeletedResource; id: string }>();
+    for (const id of affected.employeeIds ?? []) {
+      const e = t.employees.get(keyOf(organisationId, id));
+      if (e && !e.deleted) keys.set(keyOf(organisationId, "employees", id), { resource: "employees", id });
+    }
+    for (const id of affected.bookingIds ?? []) {
+      const b = t.bookings.get(keyOf(organisationId, id));
+      if (b && isListedBooking(t, b)) keys.set(keyOf(organisationId, "leave-requests", id), { resource: "leave-requests", id });
+    }
+    const pick = affected.bookings;
+    if (pick) {
+      for (const b of t.bookings.values()) {
+        if (b.organisation_id === organisationId && pick(b) && isListedBooking(t, b)) {
+          keys.set(keyOf(organisationId, "leave-requests", b.id), { resource: "leave-requests", id: b.id });
+        }
+      }
+    }
+    return keys;
+  };
+  const before = listed();
+  change();
+  const after = listed();
+  for (const [key, { resource, id }] of before) {
+    if (!after.has(key)) t.deletions.set(key, { organisation_id: organisationId, resource, id, deleted_at: now });
+  }
+  for (const key of after.keys()) t.deletions.delete(key);
 }

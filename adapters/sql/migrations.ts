@@ -133,10 +133,22 @@ const CLIENT_SECRET_ROTATION: readonly string[] = [
   `alter table "api_clients" add column "previous_secret_expires_at" bigint`,
 ];
 
+// Tombstones of the deletions feed (docs/api.md, "GET /v1/deletions"): one row a record
+// its list endpoint no longer returns, written and removed in the import's transaction
+// (sql-import-writer.ts). A page is one scan of the second index, so its cost does not
+// grow with the number of tombstones. No reference to organisations: an organisation's
+// tombstones go with it, as its other rows do, when it is deleted.
+const DELETIONS: readonly string[] = [
+  `create table "deletions" ("organisation_id" text not null, "resource" text not null, "id" text not null,
+    "deleted_at" bigint not null, constraint "deletions_pk" primary key ("organisation_id", "resource", "id"))`,
+  `create index "deletions_page" on "deletions" ("organisation_id", "resource", "deleted_at", "id")`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
     "0002_leave_page_index": { up: run(LEAVE_PAGE_INDEX[caps.dialect]) },
     "0003_client_secret_rotation": { up: run(CLIENT_SECRET_ROTATION) },
+    "0004_deletions": { up: run(DELETIONS) },
   };
 }

@@ -26,6 +26,7 @@ import {
 import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
+import { DeletionWrites } from "./deletion-writes.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
@@ -134,6 +135,8 @@ export class SqlImportWriter implements ImportWriter {
     rows: T[],
     now: number,
     columns: (row: T) => Record<string, unknown>,
+    /** Called before each batch's changed rows are written with their ids and those of the revived ones; what it returns, after. */
+    watch?: (changed: string[], revived: string[]) => Promise<() => Promise<void>>,
   ): Promise<{ counts: WriteCounts; written: T[]; revived: string[] }> {
     const counts = noCounts();
     const written: T[] = [];
@@ -162,6 +165,13 @@ export class SqlImportWriter implements ImportWriter {
       counts.updated += changed.length;
       counts.unchanged += unchanged;
       for (const w of [...created, ...changed]) written.push(w.row);
+      const afterWrite =
+        watch && changed.length > 0
+          ? await watch(
+              changed.map((w) => w.id),
+              back,
+            )
+          : undefined;
       if (stage) {
         await stage.add(
           created.map((r) => r.id),
@@ -175,6 +185,7 @@ export class SqlImportWriter implements ImportWriter {
         await write("insert", created);
         await write("upsert", changed);
       }
+      await afterWrite?.();
     }
     return { counts, written, revived };
   }
@@ -223,13 +234,22 @@ export class SqlImportWriter implements ImportWriter {
         .where("organisation_id", "=", organisationId)
         .where("employee_id", "in", batch)
         .execute();
+      await new DeletionWrites(this.db, organisationId).shownEmployees(batch);
     }
     return counts;
   }
 
-  private async softDelete(table: Digested, organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+  /** Soft-deletes `ids`; `hiding` runs first on each batch, while the live ones can still be told apart. */
+  private async softDelete(
+    table: Digested,
+    organisationId: string,
+    ids: string[],
+    now: number,
+    hiding?: (batch: string[]) => Promise<void>,
+  ): Promise<WriteCounts> {
     const counts = noCounts();
     for (const batch of chunks([...new Set(ids)])) {
+      await hiding?.(batch);
       const result = await this.db
         .updateTable(table)
         .set({ deleted_at: now, updated_at: now })
@@ -245,7 +265,8 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
-    return this.softDelete("employees", organisationId, ids, now);
+    const deletions = new DeletionWrites(this.db, organisationId);
+    return this.softDelete("employees", organisationId, ids, now, (batch) => deletions.hidingEmployees(batch, now));
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {
@@ -278,6 +299,10 @@ export class SqlImportWriter implements ImportWriter {
       }
       if (stored) {
         counts.updated++;
+        // A type that stops or starts being annual hides or shows its bookings (lib/store.ts, `listDeletions`).
+        const deletions = new DeletionWrites(this.db, organisationId);
+        const wasAnnual = stored.category === "annual";
+        if (wasAnnual && t.category !== "annual") await deletions.hidingBookingsOfType(t.id, now);
         const { id: _id, ...content } = this.columns.leaveTypes(t);
         await this.db
           .updateTable("leave_types")
@@ -293,6 +318,7 @@ export class SqlImportWriter implements ImportWriter {
           .where("organisation_id", "=", organisationId)
           .where("leave_type_id", "=", t.id)
           .execute();
+        if (!wasAnnual && t.category === "annual") await deletions.shownBookingsOfType(t.id);
       } else {
         counts.created++;
         await this.db
@@ -305,11 +331,43 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], now: number): Promise<WriteCounts> {
-    const { counts, written } = await this.writeChanged("leave_bookings", organisationId, rows, now, this.columns.bookings);
+    const { counts, written } = await this.writeChanged(
+      "leave_bookings",
+      organisationId,
+      rows,
+      now,
+      this.columns.bookings,
+      this.watchVisibility(organisationId, now),
+    );
     let longest = 0;
     for (const r of written) longest = Math.max(longest, parseDate(r.end_date)! - parseDate(r.start_date)!);
     if (longest > 0) await this.widenLeaveSpan(organisationId, longest);
     return counts;
+  }
+
+  /**
+   * What keeps the tombstones of changed bookings right (lib/store.ts, `listDeletions`): a
+   * change that hides a listed booking (a leave type that is not annual, a deleted
+   * employee) tombstones it, one that shows it again removes its tombstone. Only a revived
+   * booking can change that way while every leave type is annual and no employee is
+   * deleted, as in most organisations; then nothing is read before the write.
+   */
+  private watchVisibility(organisationId: string, now: number) {
+    const deletions = new DeletionWrites(this.db, organisationId);
+    let mayHide: Promise<boolean> | undefined;
+    return async (changed: string[], revived: string[]) => {
+      mayHide ??= deletions.bookingsMayBeHidden();
+      if (!(await mayHide)) return () => deletions.shownBookings(revived);
+      const before = await deletions.listedAmong(changed);
+      return async () => {
+        const after = await deletions.listedAmong(changed);
+        await deletions.hiddenBookings(
+          changed.filter((id) => before.has(id) && !after.has(id)),
+          now,
+        );
+        await deletions.shownBookings(changed.filter((id) => !before.has(id) && after.has(id)));
+      };
+    };
   }
 
   /** Keeps the longest booking span, which bounds the overlap scan from below. It only grows. */
@@ -323,7 +381,8 @@ export class SqlImportWriter implements ImportWriter {
 
   async deleteLeaveBookings(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
     await this.flushStaged();
-    return this.softDelete("leave_bookings", organisationId, ids, now);
+    const deletions = new DeletionWrites(this.db, organisationId);
+    return this.softDelete("leave_bookings", organisationId, ids, now, (batch) => deletions.hidingBookings(batch, now));
   }
 
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts> {

@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Store } from "../../lib/store.ts";
 import { cursorKey } from "./cursor-key.ts";
+import { deletionQueries } from "./deletion-queries.ts";
 import { leavePageQueries } from "./leave-page-queries.ts";
 import { rateLimitQueries } from "./rate-limit-queries.ts";
 import { readQueries } from "./read-queries.ts";
@@ -18,6 +19,7 @@ export function createSqlStore(ctx: SqlContext): Store {
     ...rateLimitQueries(ctx),
     ...readQueries(ctx),
     ...leavePageQueries(ctx),
+    ...deletionQueries(ctx),
     /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */
     ping: () =>
       ctx.guard(async () => {

@@ -115,6 +115,15 @@ export interface PublicHolidaysTable {
   name: string;
 }
 
+/** A tombstone of the deletions feed (lib/store.ts, `listDeletions`), added by 0004. */
+export interface DeletionsTable {
+  organisation_id: string;
+  /** The list endpoint that no longer returns the record: `employees` or `leave-requests`. */
+  resource: string;
+  id: string;
+  deleted_at: Instant;
+}
+
 export interface Tables {
   installation: InstallationTable;
   organisations: OrganisationsTable;
@@ -127,4 +136,5 @@ export interface Tables {
   leave_spans: LeaveSpansTable;
   closure_days: ClosureDaysTable;
   public_holidays: PublicHolidaysTable;
+  deletions: DeletionsTable;
 }

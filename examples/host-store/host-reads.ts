@@ -5,6 +5,8 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type {
+  DeletionPageQuery,
+  DeletionRecord,
   ClosureAppliesTo,
   ClosureDayRecord,
   EmployeePageQuery,
@@ -171,6 +173,34 @@ export function hostReads(db: Database) {
         .query<AbsenceRow, SQLQueryBindings[]>(sql)
         .all(...where.values, q.limit)
         .map(toLeaveBooking);
+    },
+
+    /**
+     * The deletions feed, read from the host's own soft-delete flags: a removed staff
+     * member since its last change; an annual absence since it or its staff member was
+     * removed, whichever came first. A host whose rows can also be hidden in ways these
+     * columns do not record (an absence kind that stops being annual), or that keeps
+     * many removed rows, writes tombstones to a table of its own instead, as leaveapi's
+     * SQL store does, and pages that on an index of (company, deleted_at, id).
+     */
+    listDeletions(q: DeletionPageQuery): DeletionRecord[] {
+      const gone =
+        q.resource === "employees"
+          ? `select s.public_id as id, s.modified as deleted_at from staff s join companies c on c.company_no = s.company_no
+              where c.public_id = ? and s.removed = 1`
+          : `select a.public_id as id,
+                min(case when a.removed = 1 then a.modified else '9999' end, case when s.removed = 1 then s.modified else '9999' end) as deleted_at
+              from absences a join staff s on s.staff_no = a.staff_no join companies c on c.company_no = s.company_no
+              join absence_kind k on k.kind_no = a.kind_no
+              where c.public_id = ? and (a.removed = 1 or s.removed = 1) and k.category = 'annual'`;
+      const where = conditions("deleted_at >= ?", isoOf(q.deletedSince));
+      if (q.after) where.and("(deleted_at, id) > (?, ?)", isoOf(q.after.deletedAt), q.after.id);
+      return db
+        .query<{ id: string; deleted_at: string }, SQLQueryBindings[]>(
+          `select id, deleted_at from (${gone}) where ${where.sql()} order by deleted_at, id limit ?`,
+        )
+        .all(q.organisationId, ...where.values, q.limit)
+        .map((r) => ({ id: r.id, deleted_at: msOf(r.deleted_at) }));
     },
 
     listClosureDays(organisationId: string, from: string, to: string): ClosureDayRecord[] {

@@ -155,6 +155,7 @@ export function createHostStore(db: Database): Store {
     listEmployees: (query) => guard(() => reads.listEmployees(query)),
     findEmployee: (organisationId, id) => guard(() => reads.findEmployee(organisationId, id)),
     listOverlappingLeave: (query) => guard(() => reads.listOverlappingLeave(query)),
+    listDeletions: (query) => guard(() => reads.listDeletions(query)),
     listClosureDays: (organisationId, from, to) => guard(() => reads.listClosureDays(organisationId, from, to)),
     observedCalendars: (organisationId, from, to) => guard(() => reads.observedCalendars(organisationId, from, to)),
     listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>

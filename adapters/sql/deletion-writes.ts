@@ -1,0 +1,140 @@
+/**
+ * The tombstones of the deletions feed, kept by the import writer (sql-import-writer.ts)
+ * in the import's transaction (lib/store.ts, `listDeletions`): a record that stops being
+ * listed gets one stamped with the import's `now`, and loses it when it is listed again.
+ * Each method runs where the writer changes what hides a record: before a soft delete
+ * (while the record can still be seen to be visible), after a revival.
+ */
+import type { Kysely, SelectQueryBuilder } from "kysely";
+import type { DeletedResource } from "../../lib/store.ts";
+import { bool } from "./row-mapping.ts";
+import type { Tables } from "./tables.ts";
+
+const BOOKINGS: DeletedResource = "leave-requests";
+const EMPLOYEES: DeletedResource = "employees";
+
+type BookingIds = SelectQueryBuilder<Tables, "leave_bookings", { id: string }>;
+
+export class DeletionWrites {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly organisationId: string,
+  ) {}
+
+  /**
+   * The organisation's bookings that the leave list can return, as far as their employee
+   * and their own deletion go; `annual` adds that their leave type is annual.
+   */
+  private listedBookings(annual: boolean): BookingIds {
+    const org = this.organisationId;
+    let query = this.db
+      .selectFrom("leave_bookings")
+      .select("leave_bookings.id")
+      .where("leave_bookings.organisation_id", "=", org)
+      .where("leave_bookings.deleted_at", "is", null)
+      .where("leave_bookings.employee_id", "not in", (eb) =>
+        eb.selectFrom("employees").select("employees.id").where("employees.organisation_id", "=", org).where("employees.deleted_at", "is not", null),
+      );
+    if (annual) {
+      query = query.where("leave_bookings.leave_type_id", "in", (eb) =>
+        eb.selectFrom("leave_types").select("leave_types.id").where("leave_types.organisation_id", "=", org).where("leave_types.category", "=", "annual"),
+      );
+    }
+    return query;
+  }
+
+  /** Tombstones what `ids` selects, at `now`; a tombstone already there takes the new instant. */
+  private async hide(resource: DeletedResource, ids: SelectQueryBuilder<Tables, keyof Tables, { id: string }>, now: number): Promise<void> {
+    await this.db
+      .insertInto("deletions")
+      .columns(["organisation_id", "resource", "id", "deleted_at"])
+      .expression((eb) =>
+        eb
+          .selectFrom(ids.as("hidden"))
+          .select((s) => [s.val(this.organisationId).as("organisation_id"), s.val(resource).as("resource"), "hidden.id", s.val(now).as("deleted_at")])
+          // SQLite reads `on conflict` after a select without `where` as a join constraint.
+          .where("hidden.id", "is not", null),
+      )
+      .onConflict((oc) => oc.columns(["organisation_id", "resource", "id"]).doUpdateSet((eb) => ({ deleted_at: eb.ref("excluded.deleted_at") })))
+      .execute();
+  }
+
+  private async show(resource: DeletedResource, ids: string[] | BookingIds): Promise<void> {
+    if (Array.isArray(ids) && ids.length === 0) return;
+    await this.db.deleteFrom("deletions").where("organisation_id", "=", this.organisationId).where("resource", "=", resource).where("id", "in", ids).execute();
+  }
+
+  /** Before `ids` are soft-deleted: tombstones for the live employees among them and for their listed bookings. */
+  async hidingEmployees(ids: string[], now: number): Promise<void> {
+    const live = this.db
+      .selectFrom("employees")
+      .select("employees.id")
+      .where("employees.organisation_id", "=", this.organisationId)
+      .where("employees.id", "in", ids)
+      .where("employees.deleted_at", "is", null);
+    await this.hide(BOOKINGS, this.listedBookings(true).where("leave_bookings.employee_id", "in", live), now);
+    await this.hide(EMPLOYEES, live, now);
+  }
+
+  /** After deleted employees `ids` came back: they and their bookings that are listed again lose their tombstones. */
+  async shownEmployees(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.show(EMPLOYEES, ids);
+    await this.show(BOOKINGS, this.listedBookings(true).where("leave_bookings.employee_id", "in", ids));
+  }
+
+  /** Before a change to bookings `ids` that may hide them: tombstones for those listed now. */
+  async hidingBookings(ids: string[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.hide(BOOKINGS, this.listedBookings(true).where("leave_bookings.id", "in", ids), now);
+  }
+
+  /** Which of bookings `ids` are listed now. */
+  async listedAmong(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.listedBookings(true).where("leave_bookings.id", "in", ids).execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Tombstones bookings `ids`, which a change has just hidden, at `now`. */
+  async hiddenBookings(ids: string[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.hide(
+      BOOKINGS,
+      this.db
+        .selectFrom("leave_bookings")
+        .select("leave_bookings.id")
+        .where("leave_bookings.organisation_id", "=", this.organisationId)
+        .where("leave_bookings.id", "in", ids),
+      now,
+    );
+  }
+
+  /** After a change to bookings `ids`: those listed now lose their tombstones. */
+  async shownBookings(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.show(BOOKINGS, this.listedBookings(true).where("leave_bookings.id", "in", ids));
+  }
+
+  /** Before leave type `typeId` stops being annual: tombstones for its listed bookings. */
+  async hidingBookingsOfType(typeId: string, now: number): Promise<void> {
+    await this.hide(BOOKINGS, this.listedBookings(false).where("leave_bookings.leave_type_id", "=", typeId), now);
+  }
+
+  /** After leave type `typeId` became annual: its bookings listed now lose their tombstones. */
+  async shownBookingsOfType(typeId: string): Promise<void> {
+    await this.show(BOOKINGS, this.listedBookings(false).where("leave_bookings.leave_type_id", "=", typeId));
+  }
+
+  /** Whether a booking's visibility can change without its own deletion: some leave type is not annual, or some employee is deleted. */
+  async bookingsMayBeHidden(): Promise<boolean> {
+    const org = this.organisationId;
+    const [row] = await this.db
+      .selectNoFrom((eb) => [
+        eb.exists(eb.selectFrom("leave_types").select("id").where("organisation_id", "=", org).where("category", "!=", "annual")).as("other_types"),
+        eb.exists(eb.selectFrom("employees").select("id").where("organisation_id", "=", org).where("deleted_at", "is not", null)).as("deleted_employees"),
+      ])
+      .execute();
+    return bool(row!.other_types as boolean | number) || bool(row!.deleted_employees as boolean | number);
+  }
+}
