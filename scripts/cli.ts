@@ -4,7 +4,7 @@
  * line; each command parses its own. Exit 0 on success, 1 when a command fails, 2 on bad
  * usage; errors go to stderr as one clear line each.
  */
-import { CommandError, UsageError, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
+import { CommandError, UsageError, helpFor, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 /**
@@ -122,7 +122,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (!entry) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
     const command = await entry.load();
     if (help) {
-      io.out(command.help);
+      io.out(helpFor(command, args));
       return 0;
     }
     await command.run({ args, global, io });

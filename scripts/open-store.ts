@@ -7,7 +7,9 @@ import { openPostgresStore } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
-import { CommandError, UsageError, type GlobalOptions } from "./cli-kit.ts";
+import { isUuid } from "../lib/ids.ts";
+import type { Organisation } from "../lib/store.ts";
+import { CommandError, UsageError, type CommandContext, type GlobalOptions } from "./cli-kit.ts";
 
 export const DEFAULT_SQLITE_FILE = "./leaveapi.sqlite";
 
@@ -56,16 +58,42 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
   return { kind: "sqlite", label: file, open: () => openSqliteStore({ filename: file }) };
 }
 
-/** Opens and migrates; a database that cannot be opened is a CommandError naming it. */
-export async function openMigratedStore(global: GlobalOptions, env: Record<string, string | undefined>): Promise<SqlAdminStore> {
+/**
+ * Opens and migrates; a database that cannot be opened is a CommandError naming it.
+ * `beforeMigrating` sees the store first (`migrate` asks it what the schema was).
+ */
+export async function openMigratedStore(
+  global: GlobalOptions,
+  env: Record<string, string | undefined>,
+  beforeMigrating?: (store: SqlAdminStore) => Promise<void>,
+): Promise<SqlAdminStore> {
   const location = locateStore(global, env);
   let store: SqlAdminStore;
   try {
     store = location.open();
+    await beforeMigrating?.(store);
     await store.migrate();
   } catch (error) {
     const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
     throw new CommandError(`cannot open the ${location.kind} database ${location.label}: ${reason}`);
   }
   return store;
+}
+
+/** Runs `work` on the migrated store and closes it afterwards, whatever happens. */
+export async function withMigratedStore<T>(ctx: CommandContext, work: (store: SqlAdminStore) => Promise<T>): Promise<T> {
+  const store = await openMigratedStore(ctx.global, ctx.io.env);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The organisation an ORG_ID argument names (any letter case), or the CommandError (exit 1) that says there is none. */
+export async function organisationNamed(store: SqlAdminStore, given: string): Promise<Organisation> {
+  const id = given.toLowerCase();
+  const org = isUuid(id) ? await store.findOrganisation(id) : null;
+  if (!org) throw new CommandError(`no organisation with id ${given}`);
+  return org;
 }

@@ -131,7 +131,7 @@ describe("organisations and credentials", () => {
 
 describe("import", () => {
   async function newOrg() {
-    return (await runJson<{ id: string }>([...db, "org", "create", "--name", "Import Ltd"])).id;
+    return (await runJson<{ id: string }>([...db, "org", "create", "--name", "Import Ltd", "--allow-duplicate"])).id;
   }
 
   test("a file with one bad row exits 1, names FILE:LINE: field, and writes nothing", async () => {

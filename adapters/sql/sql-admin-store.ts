@@ -59,6 +59,8 @@ export function createSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
 
 /** Each opened store's primary connection, for sqlConnectionOf. */
 const connections = new WeakMap<SqlAdminStore, Kysely<Tables>>();
+/** Each opened store's migrator, for migrationStatusOf. */
+const migrators = new WeakMap<SqlAdminStore, Migrator>();
 
 /**
  * The SQL store as the openers (adapters/bun/sqlite.ts, node-sqlite.ts, postgres.ts) give it:
@@ -66,9 +68,25 @@ const connections = new WeakMap<SqlAdminStore, Kysely<Tables>>();
  * which saves a round trip per request and is what docs/api.md ("Using a token") describes.
  */
 export function openSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
-  const store = withTokenGrantCache(createSqlAdminStore(options), { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
+  const ctx = createSqlContext(options);
+  const store = withTokenGrantCache({ ...createSqlStore(ctx), ...adminQueries(ctx) }, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
   connections.set(store, options.db);
+  migrators.set(store, migratorOf(ctx));
   return store;
+}
+
+/**
+ * Which of the executable's migrations the database has run, and which it has not, without
+ * running any: `leaveapi migrate` says from it whether it created the schema or upgraded it.
+ */
+export async function migrationStatusOf(store: SqlAdminStore): Promise<{ applied: string[]; pending: string[] }> {
+  const migrator = migrators.get(store);
+  if (!migrator) throw new Error("Not a store opened by openSqlAdminStore.");
+  const migrations = await migrator.getMigrations();
+  return {
+    applied: migrations.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: migrations.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
 }
 
 /** The primary connection of a store from openSqlAdminStore: for tests that read its tables as they are. */
@@ -124,6 +142,17 @@ async function countContents(db: Kysely<Tables>, id: string): Promise<Organisati
   return contents;
 }
 
+function migratorOf(ctx: SqlContext): Migrator {
+  const schema = ctx.options.schema;
+  return new Migrator({
+    db: ctx.db,
+    provider: { getMigrations: async () => schemaMigrations(ctx.caps) },
+    // Without this, Kysely looks for its bookkeeping tables in every schema and may
+    // find another tenant's; with it they live beside this store's tables.
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
+}
+
 function adminQueries(ctx: SqlContext): AdminStore {
   const { db } = ctx;
   return {
@@ -131,14 +160,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
       ctx.guard(async () => {
         const schema = ctx.options.schema;
         if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-        const migrator = new Migrator({
-          db,
-          provider: { getMigrations: async () => schemaMigrations(ctx.caps) },
-          // Without this, Kysely looks for its bookkeeping tables in every schema and may
-          // find another tenant's; with it they live beside this store's tables.
-          ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-        });
-        const { error } = await migrator.migrateToLatest();
+        const { error } = await migratorOf(ctx).migrateToLatest();
         if (error) throw error instanceof Error ? error : new Error(String(error));
       }),
 

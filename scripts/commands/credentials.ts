@@ -1,14 +1,21 @@
-/** `leaveapi credentials create|list|revoke`. */
-import { mintClient } from "../../lib/credentials.ts";
+/** `leaveapi credentials create|list|revoke|rotate` (docs/cli.md, "credentials"). */
+import { digestSecret, mintClient, mintClientSecret, TOKEN_LIFETIME_SECONDS } from "../../lib/credentials.ts";
 import { formatInstant } from "../../lib/dates.ts";
-import { isUuid } from "../../lib/ids.ts";
 import { ALL_SCOPES, parseScopeList } from "../../lib/scopes.ts";
 import type { ApiClient } from "../../lib/store.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
-import { openMigratedStore } from "../open-store.ts";
+import { organisationNamed, withMigratedStore } from "../open-store.ts";
 
-const USAGE =
-  'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL] | credentials list --org ORG_ID | credentials revoke CLIENT_ID';
+const USAGES = {
+  create: 'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL]',
+  list: "leaveapi credentials list [--org ORG_ID]",
+  revoke: "leaveapi credentials revoke CLIENT_ID",
+  rotate: "leaveapi credentials rotate CLIENT_ID [--grace SECONDS]",
+} as const;
+const USAGE = Object.values(USAGES).join(" | ");
+
+/** The longest grace period `rotate` gives the old secret: 30 days, time enough for any deployment. */
+const MAX_GRACE_SECONDS = 30 * 86_400;
 
 export function clientJson(c: ApiClient) {
   return {
@@ -21,10 +28,17 @@ export function clientJson(c: ApiClient) {
   };
 }
 
+/** The lines that show a secret once, and say so. */
+const secretLines = (clientId: string, secret: string, scopes: readonly string[]) => [
+  `client_id:     ${clientId}`,
+  `client_secret: ${secret}`,
+  `scopes:        ${scopes.join(" ")}`,
+  "The secret is shown only now: store it safely. It cannot be read back.",
+];
+
 async function create(ctx: CommandContext, args: string[]) {
-  const usage = 'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL]';
-  const { values } = parseCommandArgs(args, { org: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } }, usage);
-  const orgId = requireValue(values.org, "--org", usage).toLowerCase();
+  const { values } = parseCommandArgs(args, { org: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } }, USAGES.create);
+  const given = requireValue(values.org, "--org", USAGES.create);
   let scopes = [...ALL_SCOPES] as (typeof ALL_SCOPES)[number][];
   if (values.scopes !== undefined) {
     const parsed = parseScopeList(values.scopes);
@@ -33,70 +47,123 @@ async function create(ctx: CommandContext, args: string[]) {
     }
     scopes = parsed.scopes;
   }
-  const store = await openMigratedStore(ctx.global, ctx.io.env);
-  try {
-    const org = isUuid(orgId) ? await store.findOrganisation(orgId) : null;
-    if (!org) throw new CommandError(`no organisation with id ${values.org}`);
+  await withMigratedStore(ctx, async (store) => {
+    const org = await organisationNamed(store, given);
     const { client, secret } = mintClient(org.id, scopes, values.name?.trim() || null, Date.now());
     await store.createClient(client);
     report(ctx, { ...clientJson(client), client_secret: secret }, () =>
       [
-        `client_id:     ${client.client_id}`,
-        `client_secret: ${secret}`,
-        `scopes:        ${client.scopes.join(" ")}`,
-        "The secret is shown only now: store it safely. It cannot be read back.",
+        ...secretLines(client.client_id, secret, client.scopes),
         ...(org.api_enabled ? [] : [`API access for ${org.name} is off: leaveapi org enable-api ${org.id}`]),
       ].join("\n"),
     );
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 async function list(ctx: CommandContext, args: string[]) {
-  const usage = "leaveapi credentials list --org ORG_ID";
-  const { values } = parseCommandArgs(args, { org: { type: "string" } }, usage);
-  const orgId = requireValue(values.org, "--org", usage).toLowerCase();
-  const store = await openMigratedStore(ctx.global, ctx.io.env);
-  try {
-    if (!isUuid(orgId) || !(await store.findOrganisation(orgId))) throw new CommandError(`no organisation with id ${values.org}`);
-    const clients = await store.listClients(orgId);
+  const { values } = parseCommandArgs(args, { org: { type: "string" } }, USAGES.list);
+  await withMigratedStore(ctx, async (store) => {
+    const org = values.org === undefined ? null : await organisationNamed(store, requireValue(values.org, "--org", USAGES.list));
+    const clients = org ? await store.listClients(org.id) : await store.listAllClients();
+    // Across organisations, each line names its organisation.
+    const names = new Map((org ? [org] : await store.listOrganisations()).map((o) => [o.id, o.name]));
     report(ctx, clients.map(clientJson), () =>
       clients.length === 0
         ? "no credentials yet"
         : clients
-            .map((c) => `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}  ${c.scopes.join(" ")}${c.name ? `  ${c.name}` : ""}`)
+            .map((c) => {
+              const owner = org ? "" : `  ${names.get(c.organisation_id) ?? c.organisation_id}`;
+              return `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}${owner}  ${c.scopes.join(" ")}${c.name ? `  ${c.name}` : ""}`;
+            })
             .join("\n"),
     );
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 async function revoke(ctx: CommandContext, args: string[]) {
-  const usage = "leaveapi credentials revoke CLIENT_ID";
-  const { positionals } = parseCommandArgs(args, {}, usage, 1);
-  const clientId = requireValue(positionals[0], "CLIENT_ID", usage);
-  const store = await openMigratedStore(ctx.global, ctx.io.env);
-  try {
-    const client = await store.revokeClient(clientId, Date.now());
+  const { positionals } = parseCommandArgs(args, {}, USAGES.revoke, 1);
+  const clientId = requireValue(positionals[0], "CLIENT_ID", USAGES.revoke);
+  await withMigratedStore(ctx, async (store) => {
+    const before = await store.findClient(clientId);
+    const client = before && (await store.revokeClient(clientId, Date.now()));
     if (!client) throw new CommandError(`no credentials with client id ${clientId}`);
-    report(ctx, clientJson(client), () => `revoked ${client.client_id}: it can no longer obtain tokens, and its tokens stop working`);
-  } finally {
-    await store.close();
-  }
+    report(ctx, clientJson(client), () =>
+      before.revoked_at !== null
+        ? `${client.client_id} is already revoked (since ${formatInstant(before.revoked_at)})`
+        : `revoked ${client.client_id}: it can no longer obtain tokens, and its tokens stop working`,
+    );
+  });
 }
+
+function graceSeconds(text: string | undefined): number {
+  if (text === undefined) return 0;
+  if (!/^\d{1,9}$/.test(text) || Number(text) > MAX_GRACE_SECONDS) {
+    throw new UsageError(`--grace takes whole seconds from 0 to ${MAX_GRACE_SECONDS} (30 days); got '${text}'\nusage: ${USAGES.rotate}`);
+  }
+  return Number(text);
+}
+
+async function rotate(ctx: CommandContext, args: string[]) {
+  const { values, positionals } = parseCommandArgs(args, { grace: { type: "string" } }, USAGES.rotate, 1);
+  const clientId = requireValue(positionals[0], "CLIENT_ID", USAGES.rotate);
+  const grace = graceSeconds(values.grace);
+  await withMigratedStore(ctx, async (store) => {
+    const current = await store.findClient(clientId);
+    if (!current) throw new CommandError(`no credentials with client id ${clientId}`);
+    if (current.revoked_at !== null) throw new CommandError(`${clientId} is revoked; revoked credentials are not rotated: create new ones`);
+    const secret = mintClientSecret();
+    const now = Date.now();
+    const until = grace > 0 ? now + grace * 1000 : null;
+    const client = await store.rotateClientSecret(clientId, digestSecret(secret), until);
+    if (!client) throw new CommandError(`no credentials with client id ${clientId}`);
+    const previous = until === null ? null : formatInstant(until);
+    report(ctx, { ...clientJson(client), client_secret: secret, previous_secret_expires_at: previous }, () =>
+      [
+        ...secretLines(client.client_id, secret, client.scopes),
+        previous === null ? "The old secret stopped working now." : `The old secret keeps working until ${previous} (${grace} s).`,
+        `Tokens already issued keep working until they expire (at most ${TOKEN_LIFETIME_SECONDS / 3600} hour); revoke the credentials to end them at once.`,
+      ].join("\n"),
+    );
+  });
+}
+
+const SUBCOMMAND_HELP: Record<keyof typeof USAGES, string> = {
+  create: `usage: ${USAGES.create}
+
+Mints a client id and secret for the organisation, with every scope unless --scopes names
+fewer (employees:read, holidays:read, leave:read). --name is a label for your records.
+The secret is shown once: only its SHA-256 digest is stored.`,
+  list: `usage: ${USAGES.list}
+
+Lists credentials, live and revoked, never their secrets: the organisation's with --org,
+else every organisation's.`,
+  revoke: `usage: ${USAGES.revoke}
+
+Stops the credentials obtaining tokens, and their live tokens, at once. Already revoked:
+says so, exit 0.`,
+  rotate: `usage: ${USAGES.rotate}
+
+Gives the credentials a new secret, shown once; the client id and scopes stay. The old
+secret keeps obtaining tokens for --grace seconds (default 0: it stops at once; at most
+${MAX_GRACE_SECONDS}), time to deploy the new one. Tokens already issued keep working until
+they expire.`,
+};
 
 export const credentialsCommand: Command = {
   name: "credentials",
   usage: USAGE,
   help: `usage:
-  leaveapi credentials create --org ORG_ID [--scopes "employees:read holidays:read leave:read"] [--name LABEL]
+  ${USAGES.create}
       mint a client id and secret (all scopes unless --scopes says fewer); the secret is shown once
-  leaveapi credentials list --org ORG_ID
-      list the organisation's credentials (never their secrets)
-  leaveapi credentials revoke CLIENT_ID
-      stop the credentials obtaining tokens, and stop their live tokens at once`,
+  ${USAGES.list}
+      list credentials, the organisation's or every organisation's (never their secrets)
+  ${USAGES.revoke}
+      stop the credentials obtaining tokens, and stop their live tokens at once
+  ${USAGES.rotate}
+      a new secret for the same client id; the old one works for the grace period (default 0)
+
+'leaveapi credentials SUBCOMMAND --help' for one subcommand's help.`,
+  subcommandHelp: SUBCOMMAND_HELP,
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     switch (sub) {
@@ -106,6 +173,8 @@ export const credentialsCommand: Command = {
         return list(ctx, rest);
       case "revoke":
         return revoke(ctx, rest);
+      case "rotate":
+        return rotate(ctx, rest);
       default:
         throw new UsageError(`${sub === undefined ? "missing" : "unknown"} credentials subcommand${sub ? ` '${sub}'` : ""}\nusage: ${USAGE}`);
     }

@@ -12,6 +12,8 @@ import { importRecords } from "../import/import-file.ts";
 import { DEFAULT_DEMO_SEED, demoEmployees, demoHolidays, demoLeave } from "./demo-data.ts";
 
 export const DEMO_ORGANISATION_NAME = "Demo Ltd";
+/** The label of the credentials the demo mints: `serve --demo` revokes those of earlier starts by it. */
+export const DEMO_CLIENT_NAME = "demo";
 
 export interface SeededDemo {
   organisation: Organisation;
@@ -50,7 +52,7 @@ export async function seedDemo(store: AdminStore, today: Date, seed = DEFAULT_DE
     }
   }
   const scopes = [...ALL_SCOPES];
-  const { client, secret } = mintClient(organisation.id, scopes, "demo", now);
+  const { client, secret } = mintClient(organisation.id, scopes, DEMO_CLIENT_NAME, now);
   await store.createClient(client);
   return { organisation, client_id: client.client_id, client_secret: secret, scopes };
 }

@@ -3,9 +3,12 @@ import { mintClient } from "../../lib/credentials.ts";
 import { ALL_SCOPES } from "../../lib/scopes.ts";
 import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import type { CommandContext } from "../cli-kit.ts";
-import { findDemoOrganisation, seedDemo } from "../demo/seed-demo.ts";
+import { DEMO_CLIENT_NAME, findDemoOrganisation, seedDemo } from "../demo/seed-demo.ts";
 
-/** Seeds the demo organisation into an empty store, or mints fresh demo credentials (old secrets cannot be shown again). */
+/**
+ * Seeds the demo organisation into an empty store, or mints fresh demo credentials (old
+ * secrets cannot be shown again) and revokes those of earlier starts.
+ */
 export async function prepareDemo(ctx: CommandContext, store: SqlAdminStore, baseUrl: string): Promise<void> {
   let credentials: { organisation: string; clientId: string; clientSecret: string };
   if ((await store.listOrganisations()).length === 0) {
@@ -18,7 +21,14 @@ export async function prepareDemo(ctx: CommandContext, store: SqlAdminStore, bas
       ctx.io.err("--demo: the store already holds organisations and no demo organisation; serving it as it is");
       return;
     }
-    const { client, secret } = mintClient(existing.id, [...ALL_SCOPES], "demo", Date.now());
+    // Each start mints fresh credentials (a secret cannot be shown twice) and revokes the
+    // ones earlier starts minted, so that restarts do not leave live demo clients behind.
+    const now = Date.now();
+    const earlier = (await store.listClients(existing.id)).filter((c) => c.name === DEMO_CLIENT_NAME && c.revoked_at === null);
+    for (const c of earlier) await store.revokeClient(c.client_id, now);
+    if (earlier.length > 0)
+      ctx.io.err(`--demo: revoked the ${earlier.length === 1 ? "demo credentials" : `${earlier.length} demo credentials`} of earlier starts`);
+    const { client, secret } = mintClient(existing.id, [...ALL_SCOPES], DEMO_CLIENT_NAME, now);
     await store.createClient(client);
     credentials = { organisation: existing.name, clientId: client.client_id, clientSecret: secret };
   }
