@@ -4,6 +4,7 @@
  * the page loads nothing but this server's own URLs, and its Content-Security-Policy
  * forbids anything else.
  */
+import { chooseCoding, type ContentCoding, type Encoders } from "./compression.ts";
 
 export const DOCS_PATH = "/docs";
 export const DOCS_SCRIPT_PATH = "/docs/api-reference.js";
@@ -69,8 +70,63 @@ export function docsPage(): Response {
   });
 }
 
+interface DocsScript {
+  /** The strong validator of the uncoded bytes: a digest of them, so it changes with the bundle. */
+  etag: string;
+  bytes: Uint8Array;
+  /** Each coding computed once, on first use. */
+  coded: Map<ContentCoding, Promise<Uint8Array>>;
+}
+
+let script: Promise<DocsScript> | undefined;
+
 /** Scalar's standalone bundle, as shipped in the package this server was built with; loaded on first use. */
-export async function docsScript(): Promise<Response> {
+async function loadScript(): Promise<DocsScript> {
   const { default: scalarBundle } = await import("./docs-script.ts");
-  return new Response(scalarBundle, { status: 200, headers: { "Content-Type": "application/javascript; charset=utf-8" } });
+  const bytes = new TextEncoder().encode(scalarBundle);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  return { etag: `"${hex}"`, bytes, coded: new Map() };
+}
+
+/** Whether If-None-Match names this entity tag (weak comparison, RFC 9110 §13.1.2), or is `*`. */
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  return ifNoneMatch.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
+  });
+}
+
+/**
+ * Scalar's bundle (3.57 MB), the one answer that is not `no-store`: its ETag is a digest
+ * of the bytes (one per coding), so a browser revalidates it (`no-cache`) and gets a 304
+ * without the body while the server runs the same bundle. Coded as the request's
+ * Accept-Encoding asks (gzip: ~1 MB), whatever its size, once per coding and process.
+ */
+export async function docsScript(req: Request, encoders: Encoders): Promise<Response> {
+  script ??= loadScript();
+  const { etag: plainTag, bytes, coded } = await script;
+  const { coding } = chooseCoding(req.headers.get("accept-encoding"), Object.keys(encoders) as ContentCoding[]);
+  const etag = coding === "identity" ? plainTag : `${plainTag.slice(0, -1)}-${coding}"`;
+  const headers: Record<string, string> = {
+    "Content-Type": "application/javascript; charset=utf-8",
+    "Cache-Control": "no-cache",
+    ETag: etag,
+    Vary: "Accept-Encoding",
+  };
+  if (matchesEtag(req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  let body = bytes;
+  if (coding !== "identity") {
+    let pending = coded.get(coding);
+    if (!pending) {
+      pending = encoders[coding]!(bytes);
+      coded.set(coding, pending);
+      pending.catch(() => coded.delete(coding));
+    }
+    body = await pending;
+    headers["Content-Encoding"] = coding;
+  }
+  headers["Content-Length"] = String(body.byteLength);
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
 }

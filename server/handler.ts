@@ -22,6 +22,7 @@ import { listHolidays } from "../lib/holidays.ts";
 import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
+import { WEB_ENCODERS, encodeAnswer, type Encoders } from "./compression.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
@@ -72,6 +73,11 @@ export interface HandlerOptions {
    * createHolidayWorker's source, which computes them in a worker thread.
    */
   publicHolidays?: PublicHolidaySource;
+  /**
+   * The content codings answers may be sent in (docs/api.md, "HTTP behaviour"): by default
+   * gzip through the web-standard CompressionStream; `leaveapi serve` adds br.
+   */
+  encoders?: Encoders;
   /**
    * Whole days the store keeps tombstones (docs/api.md, "GET /v1/deletions"): a deletions
    * request with an older `updated_since` is 410 `sync_expired`. Default 90.
@@ -129,6 +135,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const basePath = validBasePath(options.basePath);
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
+  const encoders = options.encoders ?? WEB_ENCODERS;
   const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
 
   const only = (methods: readonly string[], state: RequestState) => {
@@ -211,10 +218,10 @@ export function createHandler(options: HandlerOptions): Handler {
       only(DATA_METHODS, state);
       return docsPage();
     })
-    .all(DOCS_SCRIPT_PATH, (_req, state) => {
+    .all(DOCS_SCRIPT_PATH, (req, state) => {
       state.route = DOCS_SCRIPT_PATH;
       only(DATA_METHODS, state);
-      return docsScript();
+      return docsScript(req.request, encoders);
     })
     .all("*", () => {
       throw notFound();
@@ -262,6 +269,7 @@ export function createHandler(options: HandlerOptions): Handler {
     } else {
       response = errorResponse(target);
     }
+    response = await encodeAnswer(response, req.headers.get("accept-encoding"), encoders);
     options.log?.({
       time: new Date().toISOString(),
       level: response.status >= 500 ? "error" : "info",

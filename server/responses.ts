@@ -38,7 +38,8 @@ export function finish(res: Response, requestId: string, isHead: boolean): Respo
   // Every response here was made by this handler, so its headers are mutable: set them in
   // place rather than copying the response on every request.
   const headers = res.headers;
-  headers.set("Cache-Control", "no-store");
+  // Only the docs script sets its own (server/docs-page.ts): it is the one cacheable answer.
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("X-Request-Id", requestId);
   return isHead ? new Response(null, { status: res.status, headers }) : res;

@@ -8,6 +8,7 @@
  * listed there, every required header to be present and valid, and the body (a clone) to
  * have a documented content type and match its schema, with Ajv (JSON Schema 2020-12).
  */
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { openApiDocument } from "../server/openapi.ts";
@@ -67,9 +68,20 @@ function responsesFor(path: string, method: string): string {
   return operation ? `/paths/${escapePointer(template)}/${operation}/responses` : "/x-unmatched-requests/otherMethod/responses";
 }
 
+/** The body as text, gzip or br decoded first (docs/api.md, "HTTP behaviour"); a HEAD answer's is empty. */
+async function decodedText(res: Response): Promise<string> {
+  const bytes = new Uint8Array(await res.clone().arrayBuffer());
+  const coding = res.headers.get("content-encoding");
+  const plain = bytes.byteLength === 0 ? bytes : coding === "gzip" ? gunzipSync(bytes) : coding === "br" ? brotliDecompressSync(bytes) : bytes;
+  return new TextDecoder().decode(plain);
+}
+
 /** Every way `res` departs from what the document says `req` may be answered; empty when it conforms. */
 export async function departuresFromDocument(req: { method: string; url: string }, res: Response, basePath = ""): Promise<string[]> {
   const { pathname } = new URL(req.url);
+  // A 304 answers a conditional GET for the 200 the client already holds (RFC 9110
+  // §15.4.5; docs/api.md, "HTTP behaviour"): no body, nothing of its own to check.
+  if (res.status === 304) return [];
   const underBase = basePath === "" || pathname.startsWith(`${basePath}/`);
   const responses = locate(underBase ? responsesFor(pathname.slice(basePath.length), req.method.toLowerCase()) : UNKNOWN_PATH);
   if (!isObject(responses.node[String(res.status)])) {
@@ -91,7 +103,7 @@ export async function departuresFromDocument(req: { method: string; url: string 
     if (!validate(typed)) problems.push(`header ${name}: ${value}: ${ajv.errorsText(validate.errors)}`);
   }
 
-  const body = await res.clone().text();
+  const body = await decodedText(res);
   if (req.method === "HEAD") {
     if (body !== "") problems.push("a HEAD answer has a body");
     return problems;
