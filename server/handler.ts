@@ -42,6 +42,11 @@ export interface RequestLogEntry {
   organisation_id?: string;
   client_id?: string;
   error?: string;
+  /**
+   * True when no route matched, so that `route` is the request's own path: a metric
+   * labels such requests as one (`unmatched`), not by a path any scanner can choose.
+   */
+  unmatched?: boolean;
 }
 
 export interface HandlerOptions {
@@ -207,6 +212,12 @@ export function createHandler(options: HandlerOptions): Handler {
       await store.ping();
       return json(200, { status: "ok" });
     })
+    // Liveness: the process answers; the store is not asked (docs/api.md, "Public endpoints").
+    .all("/livez", (_req, state) => {
+      state.route = "/livez";
+      only(DATA_METHODS, state);
+      return json(200, { status: "ok" });
+    })
     .all("/v1/openapi.json", (_req, state) => {
       state.route = "/v1/openapi.json";
       only(DATA_METHODS, state);
@@ -276,6 +287,7 @@ export function createHandler(options: HandlerOptions): Handler {
       request_id: requestId,
       method: loggableMethod(method),
       route: state === undefined ? BAD_TARGET_ROUTE : state.route === "unmatched" ? loggablePath(state.url) : state.route,
+      unmatched: state?.route === "unmatched" || undefined,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       organisation_id: state?.organisationId,

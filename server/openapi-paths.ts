@@ -198,10 +198,15 @@ function publicGet<R extends object>(operationId: string, summary: string, ok: R
 const servicePaths = {
   "/healthz": publicGet(
     "getHealth",
-    "Health check: 200 when the data store is reachable",
+    "Readiness: 200 when the data store is reachable",
     { description: "The service and its store are up.", headers: requestId, content: json("Health", { status: "ok" }) },
     { "503": response("ServiceUnavailable") },
   ),
+  "/livez": publicGet("getLiveness", "Liveness: 200 while the process answers; the data store is not asked", {
+    description: "The process is up and its event loop turns.",
+    headers: requestId,
+    content: json("Health", { status: "ok" }),
+  }),
   "/v1/openapi.json": publicGet("getOpenApiDocument", "This OpenAPI document", {
     description: "The OpenAPI 3.1 document, with `servers` and the token URL set to this service's base URL.",
     headers: requestId,

@@ -24,6 +24,7 @@ const ROUTES: Record<string, string[]> = {
   "/v1/leave-requests": ["get"],
   "/v1/holidays": ["get"],
   "/healthz": ["get"],
+  "/livez": ["get"],
   "/v1/openapi.json": ["get"],
   "/.well-known/oauth-authorization-server": ["get"],
   "/docs": ["get"],

@@ -118,9 +118,14 @@ async function startAsParent(ctx: CommandContext, settings: ServeSettings, runni
     await pool.ready;
   }
   const location = locateStore(ctx.global, ctx.io.env);
-  const metricsNote =
-    metricsServer && settings.metrics.kind === "separate" ? `; metrics on ${baseUrlOf(settings.metrics.hostname, metricsServer.port!, false)}/metrics` : "";
-  ctx.io.err(`leaveapi serving ${baseUrl} on ${location.kind} ${location.label} with ${settings.workers} process(es)${metricsNote}`);
+  const metricsUrl =
+    metricsServer && settings.metrics.kind === "separate" ? `${baseUrlOf(settings.metrics.hostname, metricsServer.port!, false)}/metrics` : undefined;
+  // The start line keeps its wording in JSON too (as `message`): scripts wait for `leaveapi serving URL `.
+  running.logger.announce(
+    "listening",
+    `leaveapi serving ${baseUrl} on ${location.kind} ${location.label} with ${settings.workers} process(es)${metricsUrl ? `; metrics on ${metricsUrl}` : ""}`,
+    { url: baseUrl, store: location.kind, processes: settings.workers, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) },
+  );
 }
 
 async function abandon(settings: ServeSettings, running: Running): Promise<void> {
@@ -144,7 +149,13 @@ export const serveCommand: Command = {
     if (settings.workers > 1 && location.kind === "sqlite" && location.label === ":memory:") {
       throw new UsageError("--workers above 1 needs a database file or Postgres: each process would get its own :memory: database");
     }
-    const logger = createLogger({ level: settings.logLevel, format: settings.logFormat, isTty: Boolean(process.stdout.isTTY), write: ctx.io.out });
+    const logger = createLogger({
+      level: settings.logLevel,
+      format: settings.logFormat,
+      isTty: Boolean(process.stdout.isTTY),
+      write: ctx.io.out,
+      writeAnnouncement: ctx.io.err,
+    });
     const metrics = createMetrics();
     const log = (entry: RequestLogEntry) => {
       logger.request(entry);

@@ -19,6 +19,12 @@ export interface EventLogEntry {
 export interface Logger {
   request: (entry: RequestLogEntry) => void;
   event: (level: LogLevel, event: string, message: string, details?: Record<string, string | number>) => void;
+  /**
+   * A line that is written whatever the level (the start line: where the server listens),
+   * to `writeAnnouncement`: as an `info` event when the log is JSON, so a log collector
+   * meets no line it cannot parse; as the bare message on a terminal.
+   */
+  announce: (event: string, message: string, details?: Record<string, string | number>) => void;
 }
 
 export interface LoggerOptions {
@@ -27,6 +33,8 @@ export interface LoggerOptions {
   /** Whether stdout is a terminal: `auto` means text there, JSON elsewhere. */
   isTty: boolean;
   write: (line: string) => void;
+  /** Where `announce` writes; `write` by default. */
+  writeAnnouncement?: (line: string) => void;
 }
 
 function enabled(minimum: LogLevel, level: LogLevel): boolean {
@@ -70,6 +78,15 @@ export function writesText(format: LogFormat, isTty: boolean): boolean {
 
 export function createLogger(options: LoggerOptions): Logger {
   const text = writesText(options.format, options.isTty);
+  const eventEntry = (level: LogLevel, event: string, message: string, details: Record<string, string | number>): EventLogEntry => ({
+    time: new Date().toISOString(),
+    level,
+    event,
+    message,
+    pid: process.pid,
+    ...details,
+  });
+  const announce = options.writeAnnouncement ?? options.write;
   return {
     request(entry) {
       if (!enabled(options.level, entry.level)) return;
@@ -77,8 +94,11 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     event(level, event, message, details = {}) {
       if (!enabled(options.level, level)) return;
-      const entry: EventLogEntry = { time: new Date().toISOString(), level, event, message, pid: process.pid, ...details };
+      const entry = eventEntry(level, event, message, details);
       options.write(text ? eventText(entry) : JSON.stringify(entry));
+    },
+    announce(event, message, details = {}) {
+      announce(text ? message : JSON.stringify(eventEntry("info", event, message, details)));
     },
   };
 }
