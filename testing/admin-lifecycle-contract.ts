@@ -86,6 +86,11 @@ export function runAdminLifecycleCases(framework: ContractFramework, withStore: 
         const b = await fill(store, ORG_B, 2);
         const one: OrganisationContents = { employees: 1, leave_bookings: 1, leave_types: 1, closure_days: 1, public_holidays: 1, clients: 1, tokens: 1 };
         expect(await store.countOrganisationContents(ORG_A)).toEqual(one);
+        // A deleted employee still counts (its row is kept), and leaves tombstones in the deletions feed.
+        await store.runImport((w) => w.deleteEmployees(ORG_A, [a.employee], T0 + 1));
+        const feed = { organisationId: ORG_A, resource: "employees", deletedSince: 0, limit: 10 } as const;
+        expect(await store.listDeletions(feed)).toEqual([{ id: a.employee, deleted_at: T0 + 1 }]);
+        expect(await store.countOrganisationContents(ORG_A)).toEqual(one);
 
         expect(await store.deleteOrganisation(ORG_A)).toEqual(one);
         expect(await store.findOrganisation(ORG_A)).toBeNull();
@@ -96,6 +101,7 @@ export function runAdminLifecycleCases(framework: ContractFramework, withStore: 
         expect(await store.listClosureDays(ORG_A, "2026-01-01", "2026-12-31")).toEqual([]);
         expect(await store.listImportedPublicHolidays(ORG_A, ["GB-ENG"], 2026, 2026)).toEqual([]);
         expect(await store.countOrganisationContents(ORG_A)).toBeNull();
+        expect(await store.listDeletions(feed)).toEqual([]);
         expect(await store.deleteOrganisation(ORG_A)).toBeNull();
 
         expect(await store.countOrganisationContents(ORG_B)).toEqual(one);

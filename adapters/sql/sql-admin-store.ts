@@ -215,6 +215,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
           if (!contents) return null;
           for (const [table] of RECORD_TABLES) await trx.deleteFrom(table).where("organisation_id", "=", id).execute();
           await trx.deleteFrom("leave_spans").where("organisation_id", "=", id).execute();
+          // Tombstones of the deletions feed: nobody can ask for the organisation's feed any more.
+          await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
           // The clients' rate-limit events would otherwise linger until the next sweep.
