@@ -8,13 +8,19 @@
  * ordering and cursors").
  *
  * Deletions: the API never returns a deleted record, not even to `updated_since` (nor the
- * bookings of a deleted employee). A sync therefore cannot report a deletion. To keep a
- * mirror exact, apply each sync's records (upsert by `id`), and now and then do a full
- * read (`sync()` without `since`: `full` is true) and drop from the mirror every id that
- * read lacks: it was deleted, or (bookings) moved out of the range you sync.
+ * bookings of a deleted employee, nor one whose leave type stops being annual); it lists
+ * them in its deletions feed (docs/api.md, "GET /v1/deletions") instead, from the same
+ * `updated_since`. Each resource's records are read first and its deletions after, so an
+ * id in both was hidden after it was read: the deletion wins. Apply a sync to a mirror by
+ * upserting its records by `id` and dropping the ids it reports deleted; after a full read
+ * (`full` is true: the first sync, or one whose `since` is older than the deletions the
+ * server keeps, which the API answers with 410 `sync_expired`), replace the mirror. Leave
+ * is synced for a range of dates: a booking whose dates move out of it is neither returned
+ * nor deleted, so drop bookings that no longer overlap your range yourself.
  */
 import { formatInstant, parseInstantCeil } from "../lib/dates.ts";
-import type { Employee, EmployeesQuery, LeaveBooking, LeaveRequestsQuery } from "./types.ts";
+import { LeaveApiError } from "./errors.ts";
+import type { Deletion, DeletionsQuery, Employee, EmployeesQuery, LeaveBooking, LeaveRequestsQuery } from "./types.ts";
 
 /** How far before the previous sync's start the next one asks from. */
 export const DEFAULT_SYNC_SKEW_MS = 5000;
@@ -39,9 +45,16 @@ export interface SyncResult {
   employees: Employee[];
   /** Bookings of the range changed since `since`, or all of them. */
   leaveRequests: LeaveBooking[];
+  /** Ids of employees no longer listed since `since`: drop them. Empty on a full read. */
+  deletedEmployees: string[];
+  /** Ids of bookings no longer listed since `since`: drop them. Empty on a full read. */
+  deletedLeaveRequests: string[];
   /** Store this and pass it to the next sync. */
   since: string;
-  /** True when this was a full read: records a mirror holds and this lacks are gone. */
+  /**
+   * True when this was a full read (no `since`, or one older than the deletions the server
+   * keeps): replace the mirror with these records; what it holds and this lacks is gone.
+   */
   full: boolean;
 }
 
@@ -59,6 +72,7 @@ export function syncPoint(now: number, since: string | undefined, skewMs = DEFAU
 export interface SyncReaders {
   employees(query: EmployeesQuery): AsyncIterable<Employee>;
   leaveRequests(query: LeaveRequestsQuery): AsyncIterable<LeaveBooking>;
+  deletions(query: DeletionsQuery): AsyncIterable<Deletion>;
 }
 
 /** Keeps one version per id: the newest `updated_at` (a record changed mid-pass shows up twice). */
@@ -71,6 +85,22 @@ async function newestById<T extends { id: string; updated_at: string }>(records:
   return [...byId.values()];
 }
 
+/**
+ * The records changed since the sync point and then the ids of those hidden since it: an id
+ * in both was hidden after its record was read, so it counts as deleted.
+ */
+async function changesOf<T extends { id: string; updated_at: string }>(
+  records: AsyncIterable<T>,
+  deletions: () => AsyncIterable<Deletion> | undefined,
+): Promise<{ records: T[]; deleted: string[] }> {
+  const changed = await newestById(records);
+  const feed = deletions();
+  if (!feed) return { records: changed, deleted: [] };
+  const deleted = new Set<string>();
+  for await (const d of feed) deleted.add(d.id);
+  return { records: changed.filter((r) => !deleted.has(r.id)), deleted: [...deleted] };
+}
+
 export async function runSync(readers: SyncReaders, now: () => number, options: SyncOptions = {}): Promise<SyncResult> {
   const resources = options.resources ?? ["employees", "leaveRequests"];
   const { from, to, limit } = options;
@@ -81,7 +111,28 @@ export async function runSync(readers: SyncReaders, now: () => number, options: 
   // Noted before the first request: anything committed later is at or after it.
   const point = syncPoint(now(), options.since, options.skewMs);
   const updatedSince = point.updatedSince;
-  const employees = resources.includes("employees") ? await newestById(readers.employees({ updatedSince, limit })) : [];
-  const leaveRequests = withLeave ? await newestById(readers.leaveRequests({ from: from!, to: to!, updatedSince, limit })) : [];
-  return { employees, leaveRequests, since: point.since, full: updatedSince === undefined };
+  const deletions = (resource: DeletionsQuery["resource"]) => () =>
+    updatedSince === undefined ? undefined : readers.deletions({ resource, updatedSince, limit });
+  try {
+    const employees = resources.includes("employees")
+      ? await changesOf(readers.employees({ updatedSince, limit }), deletions("employees"))
+      : { records: [], deleted: [] };
+    const leave = withLeave
+      ? await changesOf(readers.leaveRequests({ from: from!, to: to!, updatedSince, limit }), deletions("leave-requests"))
+      : { records: [], deleted: [] };
+    return {
+      employees: employees.records,
+      leaveRequests: leave.records,
+      deletedEmployees: employees.deleted,
+      deletedLeaveRequests: leave.deleted,
+      since: point.since,
+      full: updatedSince === undefined,
+    };
+  } catch (error) {
+    // The deletions since `since` are no longer known: read everything instead.
+    if (updatedSince !== undefined && error instanceof LeaveApiError && error.error === "sync_expired") {
+      return runSync(readers, now, { ...options, since: undefined });
+    }
+    throw error;
+  }
 }

@@ -58,3 +58,17 @@ export interface HolidaysQuery {
   calendar?: string;
   type?: "public" | "company";
 }
+
+/** A record no longer listed (docs/api.md, "GET /v1/deletions"). */
+export interface Deletion {
+  resource: "employees" | "leave-requests";
+  id: string;
+  deleted_at: string;
+}
+
+export interface DeletionsQuery {
+  resource: Deletion["resource"];
+  /** Required: deletions at or after this instant. */
+  updatedSince: Instant;
+  limit?: number;
+}

@@ -270,7 +270,14 @@ describe("sync()", () => {
     const api = fakeApi({ respond: (_call, self) => (self.advance(1000), emptyPage()) });
     const started = api.now();
     const result = await clientFor(api).sync({ from: "2026-01-01", to: "2026-12-31" });
-    expect(result).toEqual({ employees: [], leaveRequests: [], since: new Date(started).toISOString(), full: true });
+    expect(result).toEqual({
+      employees: [],
+      leaveRequests: [],
+      deletedEmployees: [],
+      deletedLeaveRequests: [],
+      since: new Date(started).toISOString(),
+      full: true,
+    });
     expect(api.dataCalls.every((c) => !c.url.searchParams.has("updated_since"))).toBe(true);
   });
 
@@ -282,7 +289,48 @@ describe("sync()", () => {
     expect(result.full).toBe(false);
     expect(api.dataCalls.map((c) => [c.url.pathname, c.url.searchParams.get("updated_since")])).toEqual([
       ["/v1/employees", "2026-04-30T11:59:55.000Z"],
+      ["/v1/deletions", "2026-04-30T11:59:55.000Z"],
       ["/v1/leave-requests", "2026-04-30T11:59:55.000Z"],
+      ["/v1/deletions", "2026-04-30T11:59:55.000Z"],
+    ]);
+    expect(api.dataCalls.filter((c) => c.url.pathname === "/v1/deletions").map((c) => c.url.searchParams.get("resource"))).toEqual([
+      "employees",
+      "leave-requests",
+    ]);
+  });
+
+  test("reports the deletions since `since`; a record read and then deleted counts as deleted", async () => {
+    const kept = "22222222-2222-4222-8222-222222222222";
+    const gone = "33333333-3333-4333-8333-333333333333";
+    const api = fakeApi({
+      respond: ({ url }) =>
+        url.pathname === "/v1/employees"
+          ? json(200, {
+              has_more: false,
+              next_cursor: null,
+              data: [employeeRecord(kept, "2026-05-01T08:00:00.000Z"), employeeRecord(gone, "2026-05-01T08:00:00.000Z")],
+            })
+          : json(200, { has_more: false, next_cursor: null, data: [{ resource: "employees", id: gone, deleted_at: "2026-05-01T08:00:01.000Z" }] }),
+    });
+    const result = await clientFor(api).sync({ since: "2026-05-01T07:00:00.000Z", resources: ["employees"] });
+    expect(result.employees.map((e) => e.id)).toEqual([kept]);
+    expect(result.deletedEmployees).toEqual([gone]);
+    expect(result.full).toBe(false);
+  });
+
+  test("a since older than the deletions kept (410 sync_expired) makes it a full read", async () => {
+    const api = fakeApi({
+      respond: ({ url }) =>
+        url.pathname === "/v1/deletions"
+          ? json(410, { error: "sync_expired", error_description: "Do a full read.", param: "updated_since" })
+          : json(200, { has_more: false, next_cursor: null, data: [] }),
+    });
+    const result = await clientFor(api).sync({ since: "2025-01-01T00:00:00.000Z", resources: ["employees"] });
+    expect(result.full).toBe(true);
+    expect(api.dataCalls.map((c) => [c.url.pathname, c.url.searchParams.get("updated_since")])).toEqual([
+      ["/v1/employees", "2024-12-31T23:59:55.000Z"],
+      ["/v1/deletions", "2024-12-31T23:59:55.000Z"],
+      ["/v1/employees", null],
     ]);
   });
 

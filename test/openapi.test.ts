@@ -23,6 +23,7 @@ const ROUTES: Record<string, string[]> = {
   "/v1/employees/{id}": ["get"],
   "/v1/leave-requests": ["get"],
   "/v1/holidays": ["get"],
+  "/v1/deletions": ["get"],
   "/healthz": ["get"],
   "/livez": ["get"],
   "/v1/openapi.json": ["get"],
@@ -136,6 +137,7 @@ describe("document structure", () => {
     expect(security("/v1/employees/{id}")).toEqual([{ oauth2: ["employees:read"] }]);
     expect(security("/v1/leave-requests")).toEqual([{ oauth2: ["leave:read"] }]);
     expect(security("/v1/holidays")).toEqual([{ oauth2: ["holidays:read"] }]);
+    expect(security("/v1/deletions")).toEqual([{ oauth2: ["employees:read"] }, { oauth2: ["leave:read"] }]);
     expect(security("/v1/oauth/token", "post")).toEqual([{ httpBasic: [] }, {}]);
     for (const path of ["/healthz", "/v1/openapi.json", "/.well-known/oauth-authorization-server", "/docs", "/docs/api-reference.js"]) {
       expect(security(path)).toEqual([]);

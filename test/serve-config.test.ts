@@ -28,6 +28,7 @@ describe("settings", () => {
       trustProxy: false,
       workers: 1,
       watchdogMs: 10_000,
+      deletionRetentionDays: 90,
     });
   });
 
@@ -56,6 +57,9 @@ describe("settings", () => {
     expect(resolveServeSettings({}, { LEAVEAPI_PUBLIC_URL: "https://api.example.com/hr" }).publicUrl).toBe("https://api.example.com/hr");
     expect(resolveServeSettings({ watchdog: "0" }, { LEAVEAPI_WATCHDOG: "30" }).watchdogMs).toBe(0);
     expect(resolveServeSettings({}, { LEAVEAPI_WATCHDOG: "30" }).watchdogMs).toBe(30_000);
+    expect(resolveServeSettings({}, { LEAVEAPI_DELETIONS_RETENTION_DAYS: "365" }).deletionRetentionDays).toBe(365);
+    expect(resolveServeSettings({ "deletions-retention-days": "30" }, { LEAVEAPI_DELETIONS_RETENTION_DAYS: "365" }).deletionRetentionDays).toBe(30);
+    expect(() => resolveServeSettings({ "deletions-retention-days": "0" }, {})).toThrow(/deletions-retention-days must be a whole number of days/);
   });
 
   test("--issuer, the older name of --public-url, is still accepted, and the two must agree", () => {

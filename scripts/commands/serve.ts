@@ -165,7 +165,7 @@ export const serveCommand: Command = {
     // Public holidays are worked out in a thread of their own: a lunar calendar-year takes
     // up to ~200 ms of CPU, which must not stall every other request.
     const holidays = createHolidayWorker();
-    const handler = createHandler({ store, log, issuer: settings.publicUrl, publicHolidays: holidays.source });
+    const handler = createHandler({ store, log, issuer: settings.publicUrl, publicHolidays: holidays.source, deletionRetentionDays: settings.deletionRetentionDays });
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
     try {

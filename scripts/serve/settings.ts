@@ -29,6 +29,8 @@ export interface ServeSettings {
   workers: number;
   /** Milliseconds the event loop may stand still before the watchdog ends the process; 0: no watchdog. */
   watchdogMs: number;
+  /** Whole days the deletions feed reaches back; an older `updated_since` is 410 `sync_expired` (docs/api.md, "GET /v1/deletions"). */
+  deletionRetentionDays: number;
 }
 
 interface Setting {
@@ -91,6 +93,13 @@ export const SERVE_SETTINGS = {
     metavar: "SECONDS",
     fallback: "10",
     help: "end the process when its event loop is stuck this long (0: off)",
+  },
+  "deletions-retention-days": {
+    flag: "deletions-retention-days",
+    env: "LEAVEAPI_DELETIONS_RETENTION_DAYS",
+    metavar: "DAYS",
+    fallback: "90",
+    help: "how far back GET /v1/deletions answers (older: 410 sync_expired)",
   },
 } satisfies Record<string, Setting>;
 
@@ -198,6 +207,12 @@ function parseWatchdog({ text, source }: { text: string; source: string }): numb
   return Number(text) * 1000;
 }
 
+/** Whole days, at least one: the feed must reach back past a client's usual sync interval. */
+function parseDays({ text, source }: { text: string; source: string }): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1) throw bad(source, "a whole number of days from 1", text);
+  return Number(text);
+}
+
 function parseTls(values: Values, env: Env): ServeSettings["tls"] {
   const cert = raw("tls-cert", values, env).text;
   const key = raw("tls-key", values, env).text;
@@ -217,6 +232,7 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     logLevel: parseChoice(get("log-level"), LOG_LEVELS),
     logFormat: parseChoice(get("log-format"), ["json", "text", "auto"] as const),
     metrics: parseMetrics(get("metrics")),
+    deletionRetentionDays: parseDays(get("deletions-retention-days")),
     shutdownTimeoutMs: parseSeconds(get("shutdown-timeout")),
     idleTimeoutSeconds: parseIdleTimeout(get("idle-timeout")),
     tls: parseTls(values, env),
