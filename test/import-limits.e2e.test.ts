@@ -85,7 +85,7 @@ describe("input must be valid UTF-8", () => {
     const err: string[] = [];
     const io: Io = { out: () => {}, err: (t) => err.push(t), errIsTty: false, env: {}, stdin: () => (async function* () {})() };
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", file], io)).toBe(1);
-    expect(err).toEqual([`leaveapi: ${file}:3: ${NOT_UTF8}; nothing was written`]);
+    expect(err).toEqual([`${file}:3: ${NOT_UTF8}`, "leaveapi: import failed: 1 problem; nothing was written"]);
   });
 
   test("a byte-order mark at the start is still dropped, in CSV and JSONL", async () => {
@@ -286,7 +286,7 @@ describe("a huge line costs time and memory that do not follow its length", () =
     const result = await peakRss(huge);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 1,
-      stderr: `${huge}:1: row: is ${LINE.toLocaleString("en")} bytes long; a line may be at most 1 MiB (1,048,576 bytes)\nleaveapi: import failed: 1 invalid row; nothing was written\n`,
+      stderr: `${huge}:1: row: is ${LINE.toLocaleString("en")} bytes long; a line may be at most 1 MiB (1,048,576 bytes)\nleaveapi: import failed: 1 problem in 1 row; nothing was written\n`,
     });
     console.info(
       `peak RSS of leaveapi import: ${Math.round(base.rss / MiB)} MiB for a 2 MiB line, ${Math.round(result.rss / MiB)} MiB for a ${LINE_MB} MiB line`,

@@ -588,8 +588,35 @@ describe("progress line", () => {
     const { run } = await setup();
     const written: string[] = [];
     expectOk(await run("employees", example("employees.csv"), { progress: (text) => written.push(text) }));
-    expect(written[0]).toStartWith("\r\x1b[K1 rows read");
+    const size = readFileSync(example("employees.csv")).length;
+    expect(written[0]).toMatch(new RegExp(`^\r\x1b\\[K${size} B of ${size} B \\(100%\\), [\\d.]+ [kMG]?B/s, 0:00 left, 1 rows$`));
     expect(written.at(-1)).toBe("\r\x1b[K");
+  });
+
+  test("with the bytes read and the size known: bytes of the total, percentage, rate and time left; without the size, bytes and rate", () => {
+    const written: string[] = [];
+    let t = 0;
+    const sized = createProgressLine(
+      (text) => written.push(text),
+      () => t,
+      undefined,
+      50_000_000,
+    );
+    t = 2000;
+    sized.update(40_000, 10_000_000);
+    t = 4000;
+    sized.update(80_000, 20_000_000);
+    const unsized = createProgressLine(
+      (text) => written.push(text),
+      () => t,
+    );
+    t = 5000;
+    unsized.update(1_000, 3_500);
+    expect(written).toEqual([
+      "\r\x1b[K10.0 MB of 50.0 MB (20%), 5.0 MB/s, 0:08 left, 40,000 rows",
+      "\r\x1b[K20.0 MB of 50.0 MB (40%), 5.0 MB/s, 0:06 left, 80,000 rows",
+      "\r\x1b[K3.5 kB read, 3.5 kB/s, 1,000 rows",
+    ]);
   });
 });
 
@@ -612,16 +639,16 @@ describe("leaveapi import", () => {
     expect(bad.err).toEqual([
       "stdin:1: status: is required",
       "stdin:3: colour: unknown field; the fields are id, external_id, first_name, last_name, preferred_name, job_title, department, status, start_date, leaving_date, holiday_calendar, deleted, updated_at",
-      "leaveapi: import failed: 2 invalid rows; nothing was written",
+      "leaveapi: import failed: 2 problems in 2 rows; nothing was written",
     ]);
 
     const good = fakeIo();
     expect(await main(["--db", db, "--json", "import", "--org", org, "--kind", "employees", example("employees.csv")], good.io)).toBe(0);
-    expect(JSON.parse(good.out[0]!)).toEqual({ rows: 3, created: 3, updated: 0, unchanged: 0, deleted: 0 });
+    expect(JSON.parse(good.out[0]!)).toEqual({ ok: true, dry_run: false, rows: 3, created: 3, updated: 0, unchanged: 0, deleted: 0, public_holidays: [] });
 
     const missing = fakeIo();
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", join(dir, "nope.csv")], missing.io)).toBe(1);
-    expect(missing.err).toEqual([`leaveapi: ${join(dir, "nope.csv")}: cannot read: no such file; nothing was written`]);
+    expect(missing.err).toEqual([`${join(dir, "nope.csv")}: cannot read: no such file`, "leaveapi: import failed: 1 problem; nothing was written"]);
   });
 
   test("bad usage exits 2; an unknown organisation exits 1", async () => {

@@ -1,12 +1,11 @@
-/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE` (docs/cli.md, "The import format"). */
-import { isUuid } from "../../lib/ids.ts";
+/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] [--dry-run] FILE` (docs/cli.md, "The import format"). */
 import { StoreUnavailableError } from "../../lib/errors.ts";
-import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command } from "../cli-kit.ts";
-import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind } from "../import/import-file.ts";
+import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
+import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
 import { IMPORT_FORMATS } from "../import/source.ts";
-import { locateStore, openMigratedStore } from "../open-store.ts";
+import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 
-const USAGE = "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] FILE";
+const USAGE = "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] [--dry-run] FILE";
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value)) {
@@ -27,6 +26,7 @@ Imports one file into one organisation, whole or not at all (one transaction).
   --kind KIND         employees, leave or holidays
   --format FORMAT     jsonl, json (one array) or csv; by default from the file's
                       extension. FILE '-' reads stdin, as JSONL unless --format says.
+  --dry-run           check everything and print what would change, write nothing
 
 Records use the API's field names. Employees and bookings are keyed by id (a UUID) or
 by external_id (the source system's id: the id is derived from it, so re-importing
@@ -43,23 +43,30 @@ as 'leaveapi fetch' writes them against formula injection) loses that '.
 Limits: the file is UTF-8 (CSV too); a JSONL or CSV line, a CSV record or a JSON array
 element over 1 MiB, or a text field over 255 characters (code points), is an error.
 
-Every invalid row is reported on stderr as FILE:LINE: field: what is wrong, and then
-nothing is written. Importing the same data again changes nothing.`,
+Every problem is reported on stderr as FILE:LINE: field: what is wrong (a CSV header's
+at line 1), and then nothing is written. Importing the same data again changes nothing.
+The summary names each public-holiday calendar-year the file replaced. With --json, one
+document on stdout: the counts, or {"ok": false, "problems": [...]}.`,
   async run(ctx) {
-    const { values, positionals } = parseCommandArgs(ctx.args, { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" } }, USAGE, 1);
-    const orgId = requireValue(values.org, "--org", USAGE).toLowerCase();
+    const { values, positionals } = parseCommandArgs(
+      ctx.args,
+      { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" }, "dry-run": { type: "boolean" } },
+      USAGE,
+      1,
+    );
+    const given = requireValue(values.org, "--org", USAGE);
     const kind: ImportKind = oneOf(requireValue(values.kind, "--kind", USAGE), IMPORT_KINDS, "--kind");
     const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
     const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
-    const store = await openMigratedStore(ctx.global, ctx.io.env);
-    try {
-      const org = isUuid(orgId) ? await store.findOrganisation(orgId) : null;
-      if (!org) throw new CommandError(`no organisation with id ${values.org}`);
+    const dryRun = values["dry-run"] === true;
+    await withMigratedStore(ctx, async (store) => {
+      const org = await organisationNamed(store, given);
       const outcome = await importFile(store, {
         organisationId: org.id,
         kind,
         file,
         format,
+        dryRun,
         stdin: ctx.io.stdin,
         // Drawn with \r on the terminal only; never in logs or pipes.
         progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
@@ -68,24 +75,47 @@ nothing is written. Importing the same data again changes nothing.`,
         // line that names it and why, never "unexpected failure" and a stack trace.
         const { kind, label } = locateStore(ctx.global, ctx.io.env);
         const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
-        throw new CommandError(`import failed on the ${kind} database ${label}: ${reason}; nothing was written`);
+        const problem = `import failed on the ${kind} database ${label}: ${reason}; nothing was written`;
+        if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
+        throw new CommandError(problem);
       });
-      if (!outcome.ok) {
-        // A lone file-level problem is the whole story; otherwise list every error, then sum up.
-        if (outcome.errors.length === 1 && outcome.invalidRows === 0) throw new CommandError(`${outcome.errors[0]}; nothing was written`);
-        for (const line of outcome.errors) ctx.io.err(line);
-        const rows = outcome.invalidRows === 1 ? "1 invalid row" : `${outcome.invalidRows} invalid rows`;
-        throw new CommandError(`import failed: ${rows}; nothing was written`);
-      }
+      if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined });
       const { rows, counts } = outcome;
-      report(
-        ctx,
-        { rows, ...counts },
-        () =>
-          `imported ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
+      const holidays = outcome.publicHolidays ?? [];
+      const json = { ok: true, dry_run: dryRun, rows, ...counts, public_holidays: holidays };
+      report(ctx, json, () =>
+        [
+          `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
+          ...holidays.map(describeReplacement),
+          ...(dryRun ? ["dry run: nothing was written"] : []),
+        ].join("\n"),
       );
-    } finally {
-      await store.close();
-    }
+    });
   },
 };
+
+/** One line per public-holiday calendar-year set: what replaced the shipped set, and what that hides. */
+function describeReplacement(r: PublicHolidayReplacement): string {
+  const shipped = `${r.shipped} shipped ${r.shipped === 1 ? "holiday" : "holidays"}`;
+  if (r.holidays === 0) return `public holidays ${r.calendar} ${r.year}: back to the ${shipped}`;
+  const hidden = r.shipped_hidden === 0 ? "none of them hidden" : `${r.shipped_hidden} of them no longer holidays for this organisation`;
+  return `public holidays ${r.calendar} ${r.year}: replaced by the file's ${r.holidays} (in place of the ${shipped}; ${hidden})`;
+}
+
+/**
+ * Every problem on stderr, one line each, then one closing line that counts exactly those
+ * lines; with --json, the same problems in one document on stdout. Exit 1.
+ */
+function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false }>, source: { stdin: boolean }): never {
+  const { errors, invalidRows } = outcome;
+  for (const line of errors) ctx.io.err(line);
+  // Piped CSV read as the default JSON Lines fails on every line: say what to pass.
+  const hint =
+    source.stdin && errors.some((e) => e.includes("is not valid JSON"))
+      ? "; stdin is read as JSON Lines: pass --format csv or --format json for other formats"
+      : "";
+  if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: errors.length, invalid_rows: invalidRows }, null, 2));
+  const problems = errors.length === 1 ? "1 problem" : `${errors.length} problems`;
+  const rows = invalidRows > 0 ? ` in ${invalidRows === 1 ? "1 row" : `${invalidRows} rows`}` : "";
+  throw new CommandError(`import failed: ${problems}${rows}; nothing was written${hint}`);
+}

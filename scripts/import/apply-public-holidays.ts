@@ -8,6 +8,7 @@
  * file ends: a set is only complete then (they are small: a few dozen rows a year).
  */
 import { yearOf } from "../../lib/dates.ts";
+import { computePublicHolidays } from "../../lib/public-holidays.ts";
 import type { ImportRow } from "./normalise-records.ts";
 import type { ImportContext } from "./import-context.ts";
 
@@ -64,4 +65,9 @@ async function replaceGroup(ctx: ImportContext, { calendar, year, rows }: Group)
   counts.deleted += removed;
   const same = removed === 0 && live.length === stored.size && live.every((h) => stored.get(h.date) === h.name);
   if (!same) await writer.replacePublicHolidays(org, calendar, year, live);
+  // A whole calendar-year is replaced by however few rows the file has: say so, and how
+  // many shipped holidays that hides, so one stray row cannot silently drop a year's set.
+  const shipped = computePublicHolidays(calendar, year);
+  const hidden = live.length === 0 ? 0 : shipped.filter((h) => !liveDates.has(h.date)).length;
+  ctx.publicHolidays.push({ calendar, year, holidays: live.length, shipped: shipped.length, shipped_hidden: hidden });
 }

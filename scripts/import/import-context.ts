@@ -12,11 +12,25 @@ export interface PendingRow {
   row: ImportRow;
 }
 
+/** A public-holiday calendar-year the import set (docs/cli.md, "Holidays files"), for the summary. */
+export interface PublicHolidayReplacement {
+  calendar: string;
+  year: number;
+  /** The organisation's holidays for that calendar-year now: the file's; 0 when it went back to the shipped set. */
+  holidays: number;
+  /** How many the shipped set has for that calendar-year. */
+  shipped: number;
+  /** Shipped holidays whose date is no holiday of this organisation's set any more. */
+  shipped_hidden: number;
+}
+
 export interface ImportContext {
   writer: ImportWriter;
   organisationId: string;
   now: number;
   counts: WriteCounts;
+  /** Every public-holiday calendar-year the file sets, in the order first met. */
+  publicHolidays: PublicHolidayReplacement[];
   fail: (line: number, field: string, problem: string) => void;
   /** Whether any row error was recorded so far. */
   failed: () => boolean;

@@ -14,25 +14,45 @@
  * adapters/sql/staged-inserts.ts.)
  */
 import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
-import { createRecordNormaliser, type ImportKind } from "./normalise-records.ts";
+import { createRecordNormaliser, unknownColumns, type ImportKind } from "./normalise-records.ts";
 import { createApplier } from "./apply-rows.ts";
-import { noCounts, type ImportContext, type PendingRow } from "./import-context.ts";
+import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
 import { createProgressLine } from "./progress.ts";
 import { readCsv } from "./read-csv.ts";
 import { readJsonArray } from "./read-json-array.ts";
 import { readJsonl } from "./read-jsonl.ts";
-import { chooseFormat, FileProblem, openFile, sourceLabel, UnreadableRecord, type ImportFormat, type SourceRecord } from "./source.ts";
+import {
+  chooseFormat,
+  countingBytes,
+  CsvHeader,
+  FileProblem,
+  openFile,
+  sourceLabel,
+  UnreadableRecord,
+  type ImportFormat,
+  type SourceRecord,
+} from "./source.ts";
 
 export type { ImportKind } from "./normalise-records.ts";
 export type { ImportFormat } from "./source.ts";
+export type { PublicHolidayReplacement } from "./import-context.ts";
 export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holidays"];
 
-/** On failure, `invalidRows` counts the rows with at least one error (file-level problems aside). */
-export type ImportOutcome = { ok: true; rows: number; counts: WriteCounts } | { ok: false; errors: string[]; invalidRows: number };
+/**
+ * On success, `dryRun` is there when nothing was written on purpose, and `publicHolidays`
+ * when the file set any public-holiday calendar-year. On failure `errors` holds every
+ * problem, one line each; `invalidRows` counts the rows with at least one (file-level and
+ * header problems aside).
+ */
+export type ImportOutcome =
+  | { ok: true; rows: number; counts: WriteCounts; dryRun?: true; publicHolidays?: PublicHolidayReplacement[] }
+  | { ok: false; errors: string[]; invalidRows: number };
 
 export const BATCH_SIZE = 500;
 
 class ImportRejected extends Error {}
+/** Thrown to roll a dry run back once everything was checked and counted. */
+class DryRunDone extends Error {}
 
 export interface ImportRecordsOptions {
   organisationId: string;
@@ -44,6 +64,8 @@ export interface ImportRecordsOptions {
   format?: ImportFormat;
   now?: number;
   onProgress?: (rows: number) => void;
+  /** Check and count everything, then roll back: what `--dry-run` reports. */
+  dryRun?: boolean;
 }
 
 /** Imports already-read records (each with its line); all or nothing. */
@@ -55,24 +77,36 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   const invalidLines = new Set<number>();
   let fileProblem: FileProblem | null = null;
   let rows = 0;
+  const publicHolidays: PublicHolidayReplacement[] = [];
   const fail = (line: number, field: string, problem: string) => {
     failures.push({ line, text: `${label}:${line}: ${field}: ${problem}` });
     invalidLines.add(line);
   };
+  /** A CSV header's unknown columns: reported once, at its line, and left out of every row. */
+  let dropped: readonly string[] = [];
+  let headerLine: number | null = null;
   try {
     await store.runImport(async (writer) => {
-      const ctx: ImportContext = { writer, organisationId, now, counts, fail, failed: () => failures.length > 0 };
+      const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.length > 0 };
       const applier = createApplier(kind, ctx);
       const normalise = createRecordNormaliser(kind, { organisationId, text: options.format === "csv" });
       let batch: PendingRow[] = [];
       try {
         for await (const { line, record } of options.records) {
+          if (record instanceof CsvHeader) {
+            const problems = unknownColumns(kind, record.names);
+            for (const p of problems) fail(line, p.field, p.problem);
+            dropped = problems.map((p) => p.field);
+            headerLine = line;
+            continue;
+          }
           rows++;
           options.onProgress?.(rows);
           if (record instanceof UnreadableRecord) {
             fail(line, "row", record.problem);
             continue;
           }
+          if (dropped.length > 0) for (const column of dropped) delete (record as Record<string, unknown>)[column];
           const result = normalise(record);
           if (!result.ok) {
             for (const p of result.problems) fail(line, p.field, p.problem);
@@ -92,15 +126,22 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
       }
       // Throwing is what rolls the transaction back.
       if (failures.length > 0 || fileProblem !== null) throw new ImportRejected();
+      if (options.dryRun) throw new DryRunDone();
     });
   } catch (error) {
+    if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true);
     if (!(error instanceof ImportRejected)) throw error;
     const errors = failures.sort((a, b) => a.line - b.line).map((f) => f.text);
     // Reading stopped there, so it comes after every row error found before it.
     if (fileProblem !== null) errors.push(describeFileProblem(label, fileProblem));
+    if (headerLine !== null) invalidLines.delete(headerLine);
     return { ok: false, errors, invalidRows: invalidLines.size };
   }
-  return { ok: true, rows, counts };
+  return succeeded(rows, counts, publicHolidays, false);
+}
+
+function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean): ImportOutcome {
+  return { ok: true, rows, counts, ...(dryRun ? { dryRun: true as const } : {}), ...(publicHolidays.length > 0 ? { publicHolidays } : {}) };
 }
 
 /** `FILE: problem`, or `FILE:LINE: problem` when the problem is at one line. */
@@ -119,6 +160,8 @@ export interface ImportFileOptions {
   /** Receives the progress line's raw text (with `\r`); pass it only when stderr is a terminal. */
   progress?: (text: string) => void;
   now?: number;
+  /** Check and count everything, write nothing. */
+  dryRun?: boolean;
 }
 
 /** Reads a file (or stdin) in its format and imports it; all or nothing. */
@@ -126,9 +169,10 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
   const label = sourceLabel(options.file);
   let format: ImportFormat;
   let chunks: AsyncIterable<Uint8Array>;
+  let size: number | undefined;
   try {
     format = chooseFormat(options.file, options.format);
-    if (options.file !== "-") chunks = await openFile(options.file);
+    if (options.file !== "-") ({ chunks, size } = await openFile(options.file));
     else if (options.stdin) chunks = options.stdin();
     else throw new FileProblem("reading stdin is not available here");
   } catch (error) {
@@ -136,16 +180,24 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
     return { ok: false, errors: [describeFileProblem(label, error)], invalidRows: 0 };
   }
   const read = format === "csv" ? readCsv : format === "json" ? readJsonArray : readJsonl;
-  const progress = options.progress ? createProgressLine(options.progress) : null;
+  const progress = options.progress ? createProgressLine(options.progress, undefined, undefined, size) : null;
+  let bytesRead = 0;
   try {
     return await importRecords(store, {
       organisationId: options.organisationId,
       kind: options.kind,
       label,
-      records: read(chunks),
+      records: read(
+        progress
+          ? countingBytes(chunks, (n) => {
+              bytesRead += n;
+            })
+          : chunks,
+      ),
       format,
       now: options.now,
-      onProgress: progress ? (rows) => progress.update(rows) : undefined,
+      onProgress: progress ? (rows) => progress.update(rows, bytesRead) : undefined,
+      dryRun: options.dryRun,
     });
   } finally {
     progress?.done();

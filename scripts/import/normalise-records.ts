@@ -161,6 +161,17 @@ function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unkn
   return nested;
 }
 
+/**
+ * A CSV header's columns that `kind` does not have, as problems to report once, at the
+ * header's line (docs/cli.md, "Errors and transactions"), rather than on every row; the
+ * rows are then read without those columns.
+ */
+export function unknownColumns(kind: ImportKind, names: readonly string[]): ImportProblem[] {
+  const problems: Problems = [];
+  rejectUnknown(Object.fromEntries(names.map((name) => [name, null])), ALLOWED[kind].csv, "", problems);
+  return problems;
+}
+
 /** Unknown fields named one by one, per record; a record of a million keys gets one more line, not a million. */
 const MAX_UNKNOWN_REPORTED = 10;
 
@@ -199,9 +210,19 @@ function deleteRow(record: Record<string, unknown>, target: "employee" | "bookin
 
 function employeeRow(record: Record<string, unknown>, deleted: boolean, options: NormaliseOptions, problems: Problems): ImportRow | null {
   if (deleted) return deleteRow(record, "employee", options, problems);
+  const before = problems.length;
   const e = parseField(employeeFields, record, "", problems);
+  // A name given is a name: "" or blanks are refused. null (an empty CSV cell) stays
+  // allowed: the API's field is nullable, for a source that does not have the name.
+  for (const field of ["first_name", "last_name"] as const) {
+    const value = record[field];
+    if (typeof value === "string" && value.trim() === "") problems.push({ field, problem: "must not be empty (leave it out, or null, when unknown)" });
+  }
+  if (e?.start_date && e.leaving_date && e.leaving_date < e.start_date) {
+    problems.push({ field: "leaving_date", problem: `is before start_date ${e.start_date}` });
+  }
   const id = e && recordId(e, options.organisationId, "employee", problems);
-  if (!e || !id) return null;
+  if (!e || !id || problems.length > before) return null;
   const employee: EmployeeInput = { ...e, id };
   return { type: "employee", employee };
 }

@@ -11,13 +11,15 @@
  * and at most 1 MiB, else reading stops at that line, as it does at a record (a quoted
  * field may span lines) over 1 MiB, or at a CSV syntax error: after a broken record there
  * is no telling where the next one starts. Such problems, and those of the header, are
- * reported at their line, as row errors are (README "Importing data").
+ * reported at their line, as row errors are (docs/cli.md, "Errors and transactions"). The
+ * header itself comes through as a `CsvHeader`, so that the importer checks its columns
+ * once, at line 1, rather than on every row.
  */
 import { Readable, pipeline } from "node:stream";
 import { isUtf8 } from "node:buffer";
 import { CsvError, parse, type Options, type Parser } from "csv-parse";
 import { concatBytes, readLines } from "./read-lines.ts";
-import { FileProblem, MAX_RECORD_BYTES, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
+import { CsvHeader, FileProblem, MAX_RECORD_BYTES, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
 
 /** A record's cells and the line it starts on. */
 interface NumberedCells {
@@ -56,6 +58,7 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable
       if (cells.length === 1 && cells[0] === "") continue;
       if (header === null) {
         header = readHeader(cells, line);
+        yield { line, record: new CsvHeader(header) };
         continue;
       }
       if (cells.every((cell) => cell === "")) continue;
@@ -71,7 +74,7 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable
     if (error instanceof FileProblem || !(error instanceof CsvError)) throw error;
     if (error.code === "CSV_MAX_RECORD_SIZE")
       throw new FileProblem("row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)", nextLine);
-    throw new FileProblem(`row: is not valid CSV (${error.message}); reading stopped at this line`, nextLine);
+    throw new FileProblem(`row: is not valid CSV: ${describeCsvError(error)}; reading stopped at this line`, nextLine);
   } finally {
     // Stops the file stream too when reading ends early, on a FileProblem.
     parser.destroy();
@@ -94,6 +97,23 @@ async function* checkedBlocks(chunks: AsyncIterable<Uint8Array>): AsyncIterable<
     // A line break is never inside a UTF-8 sequence: one check of whole lines stands for each of them.
     if (!isUtf8(block)) throw notUtf8(lines.find((l) => !isUtf8(l.bytes!))!.line);
     yield block;
+  }
+}
+
+/**
+ * What is wrong, in words that fit after `FILE:LINE:` (the line being the record's first):
+ * csv-parse's own messages name its internal line count, which is not the file's.
+ */
+function describeCsvError(error: CsvError): string {
+  switch (error.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return 'a quoted field starts here and is never closed (a closing " is missing)';
+    case "CSV_INVALID_CLOSING_QUOTE":
+      return 'a " inside a field must be doubled ("") or the whole field quoted';
+    case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
+      return "text follows a closing quote before the next comma";
+    default:
+      return error.message.replace(/\s*(at|on) line \d+\.?$/i, "").replace(/^Invalid Record Length: /, "");
   }
 }
 

@@ -33,6 +33,11 @@ export class UnreadableRecord {
   constructor(readonly problem: string) {}
 }
 
+/** A CSV file's header row: its columns are checked once, at its line, not on every row. */
+export class CsvHeader {
+  constructor(readonly names: readonly string[]) {}
+}
+
 /** The path, or `stdin` for `-`: how errors name the file. */
 export function sourceLabel(file: string): string {
   return file === "-" ? "stdin" : file;
@@ -46,16 +51,27 @@ export function chooseFormat(file: string, format?: ImportFormat): ImportFormat 
   throw new FileProblem("cannot tell the format from the file name: name it .jsonl, .json or .csv, or pass --format jsonl|json|csv");
 }
 
-/** The file's bytes as a stream; a missing or unreadable file is a FileProblem. */
-export async function openFile(path: string): Promise<AsyncIterable<Uint8Array>> {
+/** The file's bytes as a stream, and its size for the progress line; a missing or unreadable file is a FileProblem. */
+export async function openFile(path: string): Promise<{ chunks: AsyncIterable<Uint8Array>; size: number | undefined }> {
+  let size: number | undefined;
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new FileProblem("is a directory, not a file");
+    // A pipe or device given by name has no size to count towards.
+    size = info.isFile() ? info.size : undefined;
   } catch (error) {
     if (error instanceof FileProblem) throw error;
     throw new FileProblem(describeIoError(error));
   }
-  return rethrowAsFileProblem(createReadStream(path));
+  return { chunks: rethrowAsFileProblem(createReadStream(path)), size };
+}
+
+/** `chunks` unchanged, telling `onBytes` the length of each as it passes. */
+export async function* countingBytes(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    onBytes(chunk.length);
+    yield chunk;
+  }
 }
 
 async function* rethrowAsFileProblem(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {

@@ -1,0 +1,153 @@
+/**
+ * `leaveapi import` as an operator meets it (docs/cli.md, "import", "The import format"):
+ * the rules on names and dates, every problem as FILE:LINE: field (CSV syntax and header
+ * problems included, a header's at line 1), a closing count equal to the lines printed,
+ * a hint for CSV piped without --format, one --json document on failure too, the public
+ * holiday calendar-years a file replaces, and --dry-run.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, runJson, scratchDir } from "./cli-harness.ts";
+
+let scratch: ReturnType<typeof scratchDir>;
+let db: string[];
+let org: string;
+
+beforeAll(async () => {
+  scratch = scratchDir();
+  db = ["--db", join(scratch.dir, "import.sqlite")];
+  org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Import Ltd"])).id;
+});
+afterAll(() => scratch.dispose());
+
+let files = 0;
+function file(extension: string, text: string): string {
+  const path = join(scratch.dir, `f${++files}.${extension}`);
+  writeFileSync(path, text);
+  return path;
+}
+const importing = (kind: string, path: string, ...extra: string[]) => runCli([...db, "import", "--org", org, "--kind", kind, path, ...extra]);
+
+/** The problem lines and the closing line; checks that the closing count is the number of lines printed. */
+function problemsOf(stderr: string): string[] {
+  const lines = stderr.trimEnd().split("\n");
+  const closing = lines.pop()!;
+  const count = Number(/import failed: (\d+) problems?/.exec(closing)?.[1]);
+  expect(count).toBe(lines.length);
+  expect(closing).toContain("nothing was written");
+  return lines;
+}
+
+describe("rules", () => {
+  test("leaving_date before start_date, and an empty or blank first_name or last_name, are refused", async () => {
+    const path = file(
+      "jsonl",
+      [
+        { external_id: "R1", first_name: "Ada", last_name: "L", status: "active", start_date: "2024-05-01", leaving_date: "2024-04-30" },
+        { external_id: "R2", first_name: "", last_name: "  ", status: "active" },
+        { external_id: "R3", first_name: "Ok", last_name: "Fine", status: "active", start_date: "2024-05-01", leaving_date: "2024-05-01" },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
+    const result = await importing("employees", path);
+    expect(result.code).toBe(1);
+    expect(problemsOf(result.stderr)).toEqual([
+      `${path}:1: leaving_date: is before start_date 2024-05-01`,
+      `${path}:2: first_name: must not be empty (leave it out, or null, when unknown)`,
+      `${path}:2: last_name: must not be empty (leave it out, or null, when unknown)`,
+    ]);
+    expect(result.stderr).toContain("import failed: 3 problems in 2 rows; nothing was written");
+  });
+});
+
+describe("every problem as FILE:LINE: field", () => {
+  test("an unknown CSV column is one problem at line 1, not one per row; row problems still follow", async () => {
+    const path = file("csv", "external_id,first_name,last_name,status,colour\nE1,Ada,L,active,red\nE2,Bob,M,Active!,blue\n");
+    const result = await importing("employees", path);
+    expect(result.code).toBe(1);
+    expect(problemsOf(result.stderr)).toEqual([
+      `${path}:1: colour: unknown field; the fields are id, external_id, first_name, last_name, preferred_name, job_title, department, status, start_date, leaving_date, holiday_calendar, deleted, updated_at`,
+      `${path}:3: status: must match ^[a-z_]{1,30}$ (a status like active or terminated), not "Active!"`,
+    ]);
+  });
+
+  test("an unclosed CSV quote is named at the line its record starts on, in the same form", async () => {
+    const path = file("csv", 'external_id,first_name,last_name,status\nE1,Ada,L,active\nE2,"Bob,M,active\nE3,C,D,active\n');
+    const result = await importing("employees", path);
+    expect(result.code).toBe(1);
+    expect(problemsOf(result.stderr)).toEqual([
+      `${path}:3: row: is not valid CSV: a quoted field starts here and is never closed (a closing " is missing); reading stopped at this line`,
+    ]);
+  });
+
+  test("a header problem is at line 1", async () => {
+    const path = file("csv", "external_id,status,status\nE1,active,active\n");
+    const result = await importing("employees", path);
+    expect(problemsOf(result.stderr)).toEqual([`${path}:1: header: column "status" appears twice`]);
+  });
+
+  test("CSV piped on stdin without --format: the closing line says to pass --format", async () => {
+    const result = await runCli([...db, "import", "--org", org, "--kind", "employees", "-"], { stdin: "external_id,status\nE1,active\n" });
+    expect(result.code).toBe(1);
+    expect(problemsOf(result.stderr)).toHaveLength(2);
+    expect(result.stderr).toEndWith("; stdin is read as JSON Lines: pass --format csv or --format json for other formats\n");
+  });
+
+  test("--json on failure prints one document with the problems", async () => {
+    const path = file("jsonl", `${JSON.stringify({ external_id: "J1", status: "Active!" })}\n`);
+    const result = await importing("employees", path, "--json");
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: false,
+      problems: [`${path}:1: status: must match ^[a-z_]{1,30}$ (a status like active or terminated), not "Active!"`],
+      problem_count: 1,
+      invalid_rows: 1,
+    });
+    const missing = await importing("employees", join(scratch.dir, "absent.csv"), "--json");
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, problems: [`${join(scratch.dir, "absent.csv")}: cannot read: no such file`] });
+  });
+});
+
+describe("public holidays", () => {
+  test("the summary names each calendar-year replaced and how many shipped holidays it hides", async () => {
+    const path = file("jsonl", `${JSON.stringify({ type: "public", calendar: "GB-ENG", date: "2026-08-03", name: "Not the real one" })}\n`);
+    const human = await importing("holidays", path);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toBe(
+      "imported 1 row of holidays into Import Ltd: 1 created, 0 updated, 0 unchanged, 0 deleted\n" +
+        "public holidays GB-ENG 2026: replaced by the file's 1 (in place of the 9 shipped holidays; 9 of them no longer holidays for this organisation)\n",
+    );
+    const back = file("jsonl", `${JSON.stringify({ type: "public", calendar: "GB-ENG", date: "2026-08-03", deleted: true })}\n`);
+    const reverted = await runJson<{ public_holidays: unknown[] }>([...db, "import", "--org", org, "--kind", "holidays", back]);
+    expect(reverted.public_holidays).toEqual([{ calendar: "GB-ENG", year: 2026, holidays: 0, shipped: 9, shipped_hidden: 0 }]);
+  });
+});
+
+describe("--dry-run", () => {
+  test("checks, prints what would change, and writes nothing", async () => {
+    const path = join(import.meta.dir, "..", "examples", "import", "employees.csv");
+    const fresh = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Dry Ltd"])).id;
+    const dry = await runJson<Record<string, unknown>>([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
+    expect(dry).toEqual({ ok: true, dry_run: true, rows: 3, created: 3, updated: 0, unchanged: 0, deleted: 0, public_holidays: [] });
+    const human = await runCli([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
+    expect(human.stdout).toBe("would import 3 rows of employees into Dry Ltd: 3 created, 0 updated, 0 unchanged, 0 deleted\ndry run: nothing was written\n");
+    // Nothing was written: the real import still creates all three.
+    expect((await runJson<{ created: number }>([...db, "import", "--org", fresh, "--kind", "employees", path])).created).toBe(3);
+    const again = await runJson<{ unchanged: number }>([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
+    expect(again.unchanged).toBe(3);
+
+    const bad = await runCli([...db, "import", "--org", fresh, "--kind", "employees", file("jsonl", '{"external_id":"X"}\n'), "--dry-run"]);
+    expect(bad.code).toBe(1);
+    expect(problemsOf(bad.stderr)).toEqual([expect.stringContaining(":1: status: is required")]);
+  });
+
+  test("--help shows --dry-run; a typo of it gets the nearest flag", async () => {
+    expect((await runCli(["import", "--help"])).stdout).toContain("--dry-run");
+    const typo = await runCli([...db, "import", "--org", org, "--kind", "employees", "--dryrun", "x.csv"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.split("\n")[0]).toBe("leaveapi: unknown option --dryrun; did you mean --dry-run?");
+  });
+});
