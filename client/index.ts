@@ -11,16 +11,21 @@
  *
  * What it does for you: one token reused until a minute before it expires, one token
  * request at a time however many calls wait; after a 401, one new token and one retry;
- * 429 and 503 retried after `Retry-After` (at most 3 times, 60 s each by default); every
- * page of a list; ranges of leave longer than the API's 400 days; the sync recipe. Every
- * failure is a `LeaveApiError` with the API's `status`, `error`, `error_description` and
- * `param`.
+ * network errors, 429, 502, 503 and 504 retried (at most 3 times; after `Retry-After`, or
+ * exponential backoff with full jitter); every page of a list, or one page at a time
+ * (`page()`); ranges of leave longer than the API's 400 days; the sync recipe; `signal` and
+ * `timeout` on every call and iteration; a `User-Agent` naming the client and its version.
+ * Every failure is a `LeaveApiError` with the API's `status`, `error`, `error_description`
+ * and `param`, except an abort: that is the signal's reason (an `AbortError`), and a
+ * timeout a `TimeoutError`.
  */
+import { type CallOptions, withinCall } from "./call-scope.ts";
 import { errorFromResponse } from "./errors.ts";
 import { eachBookingInWindows, eachRecord } from "./paging.ts";
 import { runSync, type SyncOptions, type SyncResult } from "./sync.ts";
 import { createTokenSource } from "./token-source.ts";
-import { DEFAULT_RETRY_POLICY, createTransport, type FetchLike, type RetryPolicy } from "./transport.ts";
+import { DEFAULT_RETRY_POLICY, createTransport, realSleep, type CallScope, type FetchLike, type RetryPolicy, type Sleep } from "./transport.ts";
+import { CLIENT_VERSION } from "./version.ts";
 import type {
   Deletion,
   DeletionsQuery,
@@ -36,7 +41,12 @@ import type {
 
 export { LeaveApiError } from "./errors.ts";
 export { DEFAULT_SYNC_SKEW_MS, syncPoint, type SyncOptions, type SyncResource, type SyncResult } from "./sync.ts";
-export type { FetchLike, RetryPolicy } from "./transport.ts";
+export type { CallOptions } from "./call-scope.ts";
+export type { FetchLike, RetryPolicy, Sleep } from "./transport.ts";
+export { CLIENT_VERSION } from "./version.ts";
+
+/** A call's timeout when neither the call nor the client names one: long enough for the default retries' waits. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
 export type * from "./types.ts";
 
 export interface ClientOptions {
@@ -50,20 +60,47 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** Milliseconds since the epoch; for tests. */
   now?: () => number;
-  /** Waits out a Retry-After; for tests. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits (retries, timeouts), cut short by its signal; for tests. */
+  sleep?: Sleep;
+  /** Uniform in [0, 1), for the backoff's jitter; for tests. */
+  random?: () => number;
   retry?: Partial<RetryPolicy>;
+  /** Every call's timeout in milliseconds unless the call names its own; DEFAULT_TIMEOUT_MS by default, `0` for none. */
+  timeout?: number;
+  /** Your application's product token (`my-sync/1.2`), sent before the client's own in `User-Agent`. */
+  userAgent?: string;
 }
+
+/** The list endpoints `page()` reads, and what each takes and returns. */
+export interface PageQueries {
+  employees: EmployeesQuery;
+  "leave-requests": LeaveRequestsQuery;
+}
+export interface PageRecords {
+  employees: Employee;
+  "leave-requests": LeaveBooking;
+}
+/** A page's query: the list's filters, and the `next_cursor` of the page before (absent: the first page). */
+export type PageQuery<R extends keyof PageQueries> = PageQueries[R] & { cursor?: string };
 
 export interface LeaveApiClient {
   /** One employee; a LeaveApiError with status 404 when unknown or deleted. */
-  getEmployee(id: string): Promise<Employee>;
-  /** Every employee (or those of a status, or changed since), page after page, oldest change first. */
-  employees(query?: EmployeesQuery): AsyncIterable<Employee>;
+  getEmployee(id: string, options?: CallOptions): Promise<Employee>;
+  /**
+   * Every employee (or those of a status, or changed since), page after page, oldest change
+   * first. `options.signal` ends the iteration; `options.timeout` bounds each page's request.
+   */
+  employees(query?: EmployeesQuery, options?: CallOptions): AsyncIterable<Employee>;
   /** Every annual-leave booking that overlaps `[from, to]`, in (`start_date`, `id`) order. */
-  leaveRequests(query: LeaveRequestsQuery): AsyncIterable<LeaveBooking>;
+  leaveRequests(query: LeaveRequestsQuery, options?: CallOptions): AsyncIterable<LeaveBooking>;
+  /**
+   * One page of a list, for a caller that keeps its own place (a job that stores
+   * `next_cursor` between runs): pass the previous page's `next_cursor` as `cursor`. The
+   * leave range is the API's, at most 400 days; the iterators split longer ones.
+   */
+  page<R extends keyof PageQueries>(resource: R, query?: PageQuery<R>, options?: CallOptions): Promise<Page<PageRecords[R]>>;
   /** Public holidays of the calendars the organisation observes and its closure days, in date order. */
-  holidays(query: HolidaysQuery): Promise<HolidayEntry[]>;
+  holidays(query: HolidaysQuery, options?: CallOptions): Promise<HolidayEntry[]>;
   /** The records of a resource no longer listed since `updatedSince`, in (`deleted_at`, `id`) order. */
   deletions(query: DeletionsQuery): AsyncIterable<Deletion>;
   /**
@@ -87,11 +124,16 @@ export function createClient(options: ClientOptions): LeaveApiClient {
   if (base.protocol !== "https:" && base.protocol !== "http:") throw new TypeError(`baseUrl must be an http(s) URL, not '${options.baseUrl}'`);
   const root = base.href.replace(/\/+$/, "");
   const now = options.now ?? (() => Date.now());
+  const sleep = options.sleep ?? realSleep;
+  const clock = { sleep, now, timeout: options.timeout ?? DEFAULT_TIMEOUT_MS };
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep,
     now,
+    random: options.random ?? Math.random,
     policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    // A browser keeps its own User-Agent and ignores this header; Node, Bun and Deno send it.
+    userAgent: `${options.userAgent ? `${options.userAgent} ` : ""}leaveapi-client/${CLIENT_VERSION}`,
   });
   const tokens = createTokenSource({
     tokenUrl: `${root}/v1/oauth/token`,
@@ -100,37 +142,62 @@ export function createClient(options: ClientOptions): LeaveApiClient {
     scope: options.scope,
     transport,
     now,
+    // The shared token request has the client's timeout, never one caller's signal.
+    within: (work) => withinCall({}, clock, work),
   });
 
   /** GET with the shared token; after a 401, one new token and one retry, never more. */
-  async function get<T>(path: string, params: Record<string, string> = {}): Promise<T> {
+  function get<T>(path: string, params: Record<string, string> = {}, callOptions: CallOptions = {}): Promise<T> {
     const url = new URL(root + path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    const send = (token: string) => transport.send(url.href, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
-    const token = await tokens.token();
-    let res = await send(token);
-    if (res.status === 401) {
-      await res.body?.cancel();
-      res = await send(await tokens.renew(token));
-    }
-    if (!res.ok) throw await errorFromResponse(res);
-    return (await res.json()) as T;
+    return withinCall(callOptions, clock, async (call: CallScope) => {
+      const send = (token: string) =>
+        transport.send(url.href, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } }, call);
+      const token = await tokens.token(call.signal);
+      let res = await send(token);
+      if (res.status === 401) {
+        await res.body?.cancel();
+        res = await send(await tokens.renew(token, call.signal));
+      }
+      if (!res.ok) throw await errorFromResponse(res);
+      return (await res.json()) as T;
+    });
   }
 
-  const employees = (q: EmployeesQuery = {}) =>
-    eachRecord((cursor) =>
-      get<Page<Employee>>("/v1/employees", query({ status: q.status, updated_since: instantText(q.updatedSince), limit: q.limit, cursor })),
+  const employeesPage = (q: PageQuery<"employees">, callOptions?: CallOptions) =>
+    get<Page<Employee>>(
+      "/v1/employees",
+      query({ status: q.status, updated_since: instantText(q.updatedSince), limit: q.limit, cursor: q.cursor }),
+      callOptions,
     );
 
-  const leaveRequests = (q: LeaveRequestsQuery) =>
-    eachBookingInWindows(q.from, q.to, (window) =>
-      eachRecord((cursor) =>
-        get<Page<LeaveBooking>>(
-          "/v1/leave-requests",
-          query({ ...window, status: q.status, employee_id: q.employeeId, updated_since: instantText(q.updatedSince), limit: q.limit, cursor }),
-        ),
-      ),
+  const leavePage = (q: PageQuery<"leave-requests">, callOptions?: CallOptions) =>
+    get<Page<LeaveBooking>>(
+      "/v1/leave-requests",
+      query({
+        from: q.from,
+        to: q.to,
+        status: q.status,
+        employee_id: q.employeeId,
+        updated_since: instantText(q.updatedSince),
+        limit: q.limit,
+        cursor: q.cursor,
+      }),
+      callOptions,
     );
+
+  const employees = (q: EmployeesQuery = {}, callOptions?: CallOptions) =>
+    eachRecord((cursor) => employeesPage({ ...q, cursor }, callOptions), callOptions?.signal);
+
+  const leaveRequests = (q: LeaveRequestsQuery, callOptions?: CallOptions) =>
+    eachBookingInWindows(q.from, q.to, (window) => eachRecord((cursor) => leavePage({ ...q, ...window, cursor }, callOptions), callOptions?.signal));
+
+  /** One page of either list; `resource` picks the endpoint, and with it the record type. */
+  function page<R extends keyof PageQueries>(resource: R, q?: PageQuery<R>, callOptions?: CallOptions): Promise<Page<PageRecords[R]>> {
+    if (resource === "employees") return employeesPage((q ?? {}) as PageQuery<"employees">, callOptions) as Promise<Page<PageRecords[R]>>;
+    if (resource === "leave-requests") return leavePage((q ?? {}) as PageQuery<"leave-requests">, callOptions) as Promise<Page<PageRecords[R]>>;
+    throw new TypeError(`page() reads "employees" or "leave-requests", not ${JSON.stringify(resource)}`);
+  }
 
   const deletions = (q: DeletionsQuery) =>
     eachRecord((cursor) =>
@@ -138,10 +205,12 @@ export function createClient(options: ClientOptions): LeaveApiClient {
     );
 
   return {
-    getEmployee: async (id) => (await get<{ data: Employee }>(`/v1/employees/${encodeURIComponent(id)}`)).data,
+    getEmployee: async (id, callOptions) => (await get<{ data: Employee }>(`/v1/employees/${encodeURIComponent(id)}`, {}, callOptions)).data,
     employees,
     leaveRequests,
-    holidays: async (q) => (await get<{ data: HolidayEntry[] }>("/v1/holidays", query({ from: q.from, to: q.to, calendar: q.calendar, type: q.type }))).data,
+    page,
+    holidays: async (q, callOptions) =>
+      (await get<{ data: HolidayEntry[] }>("/v1/holidays", query({ from: q.from, to: q.to, calendar: q.calendar, type: q.type }), callOptions)).data,
     deletions,
     sync: (syncOptions) => runSync({ employees, leaveRequests, deletions }, now, syncOptions),
   };

@@ -5,12 +5,19 @@
 import { formatDay, parseDate } from "../lib/dates.ts";
 import type { Page } from "./types.ts";
 
-/** Yields every record of every page, passing each `next_cursor` back unchanged. */
-export async function* eachRecord<T>(getPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
+/**
+ * Yields every record of every page, passing each `next_cursor` back unchanged. Once
+ * `signal` aborts, the next record the caller asks for is the signal's reason, thrown,
+ * even between two pages.
+ */
+export async function* eachRecord<T>(getPage: (cursor: string | undefined) => Promise<Page<T>>, signal?: AbortSignal): AsyncGenerator<T> {
   let cursor: string | undefined;
   for (;;) {
     const page = await getPage(cursor);
-    yield* page.data;
+    for (const record of page.data) {
+      signal?.throwIfAborted();
+      yield record;
+    }
     if (!page.has_more || page.next_cursor === null) return;
     cursor = page.next_cursor;
   }

@@ -216,7 +216,7 @@ describe("errors", () => {
         .getEmployee(EMPLOYEE_ID)
         .catch((e: unknown) => e),
     ).toMatchObject({ status: 502, error: "unexpected_response" });
-    const refused = createClient({ ...CREDENTIALS, fetch: () => Promise.reject(new TypeError("connection refused")) });
+    const refused = createClient({ ...CREDENTIALS, fetch: () => Promise.reject(new TypeError("connection refused")), retry: { maxRetries: 0 } });
     expect(await refused.getEmployee(EMPLOYEE_ID).catch((e: unknown) => e)).toMatchObject({ status: 0, error: "network_error" });
   });
 });
