@@ -1,7 +1,9 @@
 /**
  * `leaveapi fetch` against a running `leaveapi serve`, as an integrator runs it: every
- * record to JSONL and CSV, an incremental run that returns only what changed, bad usage
- * (exit 2) and refused credentials (exit 1, one line).
+ * record to JSONL and CSV, an incremental run that returns only what changed and what was
+ * deleted (a delta that imports into a copy and makes it equal the source), a state older
+ * than the server's deletions (exit 1, nothing written), bad usage (exit 2) and refused
+ * credentials (exit 1, one line).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -43,6 +45,14 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
+}
+
+/** A new organisation with API access on and credentials, as `fetch` reads them from the environment. */
+async function organisationWithCredentials(name: string): Promise<{ id: string; env: Record<string, string> }> {
+  const id = (await runJson<{ id: string }>([...db, "org", "create", "--name", name])).id;
+  await runJson([...db, "org", "enable-api", id]);
+  const creds = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", id]);
+  return { id, env: { LEAVEAPI_CLIENT_ID: creds.client_id, LEAVEAPI_CLIENT_SECRET: creds.client_secret } };
 }
 
 const jsonLines = (text: string): unknown[] =>
@@ -107,6 +117,84 @@ describe("leaveapi fetch", () => {
     const other = await fetchCli(["employees", "--status", "active", "--state", state]);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/^leaveapi: state file .* was written for 'employees', not 'employees status=active'; use another state file\n$/);
+  }, 30_000);
+
+  test("--state writes the deletions since the previous run as import rows: a copy that imports each output equals the source", async () => {
+    // Organisations of their own, so that the other tests' counts stand: the source, and a
+    // copy kept only by importing what fetch wrote.
+    const source = await organisationWithCredentials("Source Ltd");
+    const copy = await organisationWithCredentials("Copy Ltd");
+    for (const kind of ["employees", "leave"]) await runJson([...db, "import", "--org", source.id, "--kind", kind, join(EXAMPLES, `${kind}.jsonl`)]);
+    const fetchSource = (args: string[]) => runCli(["fetch", "--url", server.baseUrl, ...args], { env: source.env });
+    const importIntoCopy = (kind: string, file: string) => runJson([...db, "import", "--org", copy.id, "--kind", kind, file]);
+    const people = { state: join(scratch.dir, "people.state.json"), output: join(scratch.dir, "people.jsonl") };
+    const leave = { state: join(scratch.dir, "leave.state.json"), output: join(scratch.dir, "leave-delta.csv") };
+    const range = ["--from", "2026-01-01", "--to", "2026-12-31"];
+    const fetchPeople = () => fetchSource(["employees", "--state", people.state, "--skew", "0", "--output", people.output, "--json"]);
+    const fetchLeave = () => fetchSource(["leave", ...range, "--format", "csv", "--state", leave.state, "--skew", "0", "--output", leave.output, "--json"]);
+
+    expect(JSON.parse((await fetchPeople()).stdout)).toMatchObject({ records: 3, deleted: 0, incremental: false });
+    expect(JSON.parse((await fetchLeave()).stdout)).toMatchObject({ records: 4, deleted: 0, incremental: false });
+    // Every run of a state file has the same CSV header: the record's columns and `deleted`.
+    const firstLeave = parse(readFileSync(leave.output, "utf8"), { columns: true }) as Record<string, string>[];
+    expect(firstLeave.map((r) => r.deleted)).toEqual(["false", "false", "false", "false"]);
+    await importIntoCopy("employees", people.output);
+    await importIntoCopy("leave", leave.output);
+
+    // E001 (who has leave) goes, E002 changes.
+    const change = join(scratch.dir, "source-change.jsonl");
+    writeFileSync(
+      change,
+      `${JSON.stringify({ external_id: "E001", deleted: true })}\n${JSON.stringify({ external_id: "E002", first_name: "Grace", last_name: "Hopper", status: "active", start_date: "2019-03-11", job_title: "Rear Admiral" })}\n`,
+    );
+    expect(await runJson([...db, "import", "--org", source.id, "--kind", "employees", change])).toMatchObject({ updated: 1, deleted: 1 });
+    const sourceApi = createClient({ baseUrl: server.baseUrl, clientId: source.env.LEAVEAPI_CLIENT_ID!, clientSecret: source.env.LEAVEAPI_CLIENT_SECRET! });
+    const feed = await collect(sourceApi.deletions({ resource: "leave-requests", updatedSince: new Date(Date.now() - 3_600_000).toISOString() }));
+    expect(feed.length).toBeGreaterThan(0);
+
+    const second = await fetchPeople();
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ records: 1, deleted: 1, incremental: true });
+    const lines = jsonLines(readFileSync(people.output, "utf8")) as Record<string, unknown>[];
+    // The deletion first, as import spells one: what identifies the record, and when.
+    expect(lines).toHaveLength(2);
+    expect(Object.keys(lines[0]!).sort()).toEqual(["deleted", "id", "updated_at"]);
+    expect(lines[0]).toMatchObject({ deleted: true });
+    expect(lines[1]).toMatchObject({ job_title: "Rear Admiral" });
+
+    const leaveDelta = await fetchLeave();
+    expect(leaveDelta.code).toBe(0);
+    expect(JSON.parse(leaveDelta.stdout)).toMatchObject({ records: 0, deleted: feed.length, incremental: true });
+    const rows = parse(readFileSync(leave.output, "utf8"), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual(Object.keys(firstLeave[0]!));
+    expect(rows.map((r) => [r.id, r.deleted, r.updated_at])).toEqual(feed.map((d) => [d.id, "true", d.deleted_at]));
+
+    await importIntoCopy("employees", people.output);
+    await importIntoCopy("leave", leave.output);
+    const copyApi = createClient({ baseUrl: server.baseUrl, clientId: copy.env.LEAVEAPI_CLIENT_ID!, clientSecret: copy.env.LEAVEAPI_CLIENT_SECRET! });
+    const withoutStamps = <T extends { updated_at: string }>(records: T[]) => records.map(({ updated_at: _, ...rest }) => rest);
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect(withoutStamps(await collect(copyApi.employees())).sort(byId)).toEqual(withoutStamps(await collect(sourceApi.employees())).sort(byId));
+    expect(withoutStamps(await collect(copyApi.leaveRequests({ from: "2026-01-01", to: "2026-12-31" })))).toEqual(
+      withoutStamps(await collect(sourceApi.leaveRequests({ from: "2026-01-01", to: "2026-12-31" }))),
+    );
+  }, 60_000);
+
+  test("a state older than the deletions the server keeps exits 1, writes nothing and keeps the state", async () => {
+    const state = join(scratch.dir, "ancient.state.json");
+    const ancient = { resource: "employees", filters: { from: null, to: null, status: null, employee_id: null }, since: "2020-01-01T00:00:00.000Z" };
+    writeFileSync(state, `${JSON.stringify(ancient)}\n`);
+    for (const output of [[], ["--output", join(scratch.dir, "ancient.csv")]]) {
+      const result = await fetchCli(["employees", "--format", "csv", "--state", state, ...output]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(
+        /^leaveapi: fetch failed: state file .*ancient\.state\.json is older than the deletions the server keeps \(410 sync_expired\).*Move the state file aside and run again to fetch everything, and replace your copy with that output/,
+      );
+      expect(result.stderr.split("\n")).toHaveLength(2);
+    }
+    expect(existsSync(join(scratch.dir, "ancient.csv"))).toBe(false);
+    expect(JSON.parse(readFileSync(state, "utf8"))).toEqual(ancient);
   }, 30_000);
 
   test("holidays, with a warning when the secret is on the command line", async () => {

@@ -1,10 +1,11 @@
 /**
  * `leaveapi fetch`: for integrators. Reads one endpoint of a running leaveapi through the
  * official client (client/) and writes every record to JSON Lines or CSV, paging through;
- * with `--state FILE`, only what changed since the previous run (the sync recipe of
- * docs/api.md, "Incremental sync"). Talks HTTP only: the global --db / --database-url do not apply.
+ * with `--state FILE`, only what changed and what was deleted since the previous run (the
+ * sync recipe of docs/api.md, "Incremental sync"; the output as docs/cli.md, "fetch", says).
+ * Talks HTTP only: the global --db / --database-url do not apply.
  */
-import { LeaveApiError, createClient, syncPoint, type LeaveApiClient } from "../../client/index.ts";
+import { LeaveApiError, createClient, syncPoint, type Deletion, type LeaveApiClient } from "../../client/index.ts";
 import { LEAVE_STATUSES } from "../../lib/records.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { createLineFormatter, fileSink, stdoutSink, type FetchFormat, type FetchResource } from "../fetch/record-writer.ts";
@@ -65,6 +66,14 @@ function parseLimit(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/**
+ * The deletions feed of an incremental fetch: what its list stopped returning since
+ * `updatedSince`, all of the organisation's (a deleted booking outside --from/--to too).
+ */
+function deletionsOf(api: LeaveApiClient, resource: FetchResource, v: Values, updatedSince: string): AsyncIterable<Deletion> {
+  return api.deletions({ resource: resource === "employees" ? "employees" : "leave-requests", updatedSince, limit: parseLimit(v.limit) });
+}
+
 /** Every record of the resource as the options ask (bad usage throws before any request). */
 function recordsOf(api: LeaveApiClient, resource: FetchResource, v: Values, updatedSince: string | undefined): AsyncIterable<object> {
   const limit = parseLimit(v.limit);
@@ -95,7 +104,13 @@ function credentials(ctx: CommandContext, v: Values): { clientId: string; client
 }
 
 /** One line for a failure the API (or the network) reported. */
-function describeFailure(error: LeaveApiError): string {
+function describeFailure(error: LeaveApiError, statePath: string | undefined): string {
+  // A delta cannot say what was deleted in a gap the server no longer remembers, and a
+  // full read written in its place would be applied as a delta, keeping those records for
+  // ever: so stop, and say how to start again (docs/cli.md, "fetch").
+  if (error.error === "sync_expired" && statePath !== undefined) {
+    return `fetch failed: state file ${statePath} is older than the deletions the server keeps (${error.status} sync_expired), so the changes since then cannot be complete; nothing was written and the state is unchanged. Move the state file aside and run again to fetch everything, and replace your copy with that output rather than applying it`;
+  }
   return `fetch failed: ${error.message}`.replace(/\s*\n\s*/g, " ");
 }
 
@@ -128,13 +143,18 @@ reused, 401 renewed once, 429/503 waited out, every page) and writes every recor
   --output FILE         write there (renamed into place once complete); default stdout
   --state FILE          incremental (employees, leave): the first run fetches
                         everything; each later run only what changed since the one
-                        before (updated_since = its start minus 5 s). The state is
-                        saved only when the run succeeds. Deleted records never appear:
-                        compare a full fetch now and then to drop them.
+                        before (updated_since = its start minus 5 s), first the
+                        records deleted since then, as import rows: JSONL
+                        {"id","deleted":true,"updated_at"}, CSV a last column
+                        'deleted'. The state is saved only when the run succeeds.
+                        A state older than the server keeps deletions (410
+                        sync_expired) exits 1 writing nothing: move it aside to
+                        fetch everything, and replace your copy with that.
   --skew SECONDS        with --state: how far before the previous run's start to ask
                         from, for a clock that differs from the server's (default 5)
 
-A record that changes during a run may appear twice; the later line is the newer.
+A record that changes during a run may appear twice; the later line is the newer:
+apply the lines in order.
 Exit 0 on success, 1 when the API or the network refuses, 2 on bad usage.`,
   async run(ctx) {
     const { values, positionals } = parseCommandArgs(ctx.args, FLAGS, USAGE, 1);
@@ -161,31 +181,48 @@ Exit 0 on success, 1 when the API or the network refuses, 2 on bad usage.`,
     if (previous && v.state) checkStateMatches(v.state, previous, resource, filters);
     const point = v.state === undefined ? null : syncPoint(Date.now(), previous?.since, skewMs);
     const records = recordsOf(api, resource, v, point ? point.updatedSince : v["updated-since"]);
+    // Read before the records: a 410 then writes nothing, and an id in both was listed
+    // again after its deletion was read, so its record, the later line, is the newer.
+    const deletions = point?.updatedSince === undefined ? null : deletionsOf(api, resource, v, point.updatedSince);
 
-    const formatter = createLineFormatter(resource, format);
+    const formatter = createLineFormatter(resource, format, point !== null);
     const sink = v.output === undefined ? stdoutSink(ctx.io.out) : await fileSink(v.output);
     // Drawn with \r on the terminal only; never in logs or pipes.
     const progress = ctx.io.errIsTty ? createProgressLine((text) => void process.stderr.write(text), undefined, { noun: "records", verb: "fetched" }) : null;
     let count = 0;
+    let deleted = 0;
+    // The CSV header goes out with the first line, so that a run refused at its first
+    // request leaves stdout empty.
+    let headed = formatter.header === null;
+    const put = async (line: string) => {
+      if (!headed) await sink.write(formatter.header!);
+      headed = true;
+      await sink.write(line);
+    };
     try {
-      if (formatter.header !== null) await sink.write(formatter.header);
+      for await (const deletion of deletions ?? []) {
+        await put(formatter.deletion(deletion));
+        deleted++;
+      }
       for await (const record of records) {
-        await sink.write(formatter.line(record));
+        await put(formatter.line(record));
         count++;
         progress?.update(count);
       }
+      if (!headed) await sink.write(formatter.header!);
       await sink.commit();
     } catch (error) {
       await sink.discard();
-      if (error instanceof LeaveApiError) throw new CommandError(describeFailure(error));
+      if (error instanceof LeaveApiError) throw new CommandError(describeFailure(error, v.state));
       throw error;
     } finally {
       progress?.done();
     }
     if (point && v.state) await writeState(v.state, { resource, filters, since: point.since });
 
-    const summary = { resource, records: count, output: v.output ?? null, incremental: previous !== null, since: point?.since ?? null };
-    const line = `fetched ${count} ${count === 1 ? "record" : "records"} of ${resource}${previous ? ` changed since ${previous.since}` : ""}`;
+    const summary = { resource, records: count, deleted, output: v.output ?? null, incremental: previous !== null, since: point?.since ?? null };
+    const deletedText = previous ? ` and ${deleted} ${deleted === 1 ? "deletion" : "deletions"}` : "";
+    const line = `fetched ${count} ${count === 1 ? "record" : "records"}${deletedText} of ${resource}${previous ? ` changed since ${previous.since}` : ""}`;
     if (v.output !== undefined) report(ctx, summary, () => `${line} into ${v.output}`);
     else if (ctx.io.errIsTty) ctx.io.err(line);
   },

@@ -6,6 +6,11 @@
  * A text cell a spreadsheet would run as a formula is written with a leading `'`
  * (lib/csv-formula.ts), which `leaveapi import` takes off again.
  *
+ * An incremental fetch also writes what was deleted (docs/cli.md, "fetch"), as the import
+ * format spells a deletion: `{"id", "deleted": true, "updated_at"}` with `updated_at` the
+ * instant the record stopped being listed (import accepts and ignores `updated_at`, and
+ * would refuse a field of another name), and in CSV a `deleted` column.
+ *
  * A file is written beside its final name and renamed into place only when every record
  * is in, so a fetch that fails half-way never leaves a truncated file behind under the
  * name the caller will read.
@@ -41,18 +46,37 @@ function csvLine(cells: unknown[]): string {
   return stringify([cells], { cast: { boolean: (b) => String(b) } }).replace(/\n$/, "");
 }
 
-/** Turns records into output lines (without line breaks) in the chosen format. */
-export function createLineFormatter(resource: FetchResource, format: FetchFormat): { header: string | null; line: (record: object) => string } {
-  if (format === "jsonl") return { header: null, line: (record) => JSON.stringify(record) };
-  const columns = COLUMNS[resource];
+/** A record the API no longer lists (the deletions feed's entry, without its resource). */
+export interface DeletedRecord {
+  id: string;
+  deleted_at: string;
+}
+
+export interface LineFormatter {
+  header: string | null;
+  line: (record: object) => string;
+  /** A deletion as an import row marks one: its id, `deleted: true`, `updated_at` = when. */
+  deletion: (deleted: DeletedRecord) => string;
+}
+
+const deletionRow = (d: DeletedRecord) => ({ id: d.id, deleted: true, updated_at: d.deleted_at });
+
+/**
+ * Turns records into output lines (without line breaks) in the chosen format. `withDeleted`
+ * (an incremental fetch): CSV gets a last column `deleted`, false on a record's row, so
+ * that every run of one state file writes the same header.
+ */
+export function createLineFormatter(resource: FetchResource, format: FetchFormat, withDeleted = false): LineFormatter {
+  if (format === "jsonl") return { header: null, line: (record) => JSON.stringify(record), deletion: (d) => JSON.stringify(deletionRow(d)) };
+  const columns = withDeleted ? [...COLUMNS[resource], "deleted"] : COLUMNS[resource];
+  const rowLine = (row: Record<string, unknown>) =>
+    // Only text can start with a formula character: ids, dates, instants, statuses and
+    // calendar keys never do, and numbers and booleans are written as they are.
+    csvLine(columns.map((c) => (typeof row[c] === "string" ? neutraliseFormula(row[c]) : (row[c] ?? null))));
   return {
     header: csvLine(columns),
-    line: (record) => {
-      const row = flattenRecord(record);
-      // Only text can start with a formula character: ids, dates, instants, statuses and
-      // calendar keys never do, and numbers and booleans are written as they are.
-      return csvLine(columns.map((c) => (typeof row[c] === "string" ? neutraliseFormula(row[c]) : (row[c] ?? null))));
-    },
+    line: (record) => rowLine(withDeleted ? { ...flattenRecord(record), deleted: false } : flattenRecord(record)),
+    deletion: (d) => rowLine(deletionRow(d)),
   };
 }
 
