@@ -102,12 +102,12 @@ export interface LeaveApiClient {
   /** Public holidays of the calendars the organisation observes and its closure days, in date order. */
   holidays(query: HolidaysQuery, options?: CallOptions): Promise<HolidayEntry[]>;
   /** The records of a resource no longer listed since `updatedSince`, in (`deleted_at`, `id`) order. */
-  deletions(query: DeletionsQuery): AsyncIterable<Deletion>;
+  deletions(query: DeletionsQuery, options?: CallOptions): AsyncIterable<Deletion>;
   /**
    * Incremental sync (docs/api.md, "Incremental sync"); see client/sync.ts for how to keep
    * a mirror exact.
    */
-  sync(options?: SyncOptions): Promise<SyncResult>;
+  sync(options?: SyncOptions, call?: CallOptions): Promise<SyncResult>;
 }
 
 const instantText = (value: Instant | undefined) => (value instanceof Date ? value.toISOString() : value);
@@ -199,9 +199,11 @@ export function createClient(options: ClientOptions): LeaveApiClient {
     throw new TypeError(`page() reads "employees" or "leave-requests", not ${JSON.stringify(resource)}`);
   }
 
-  const deletions = (q: DeletionsQuery) =>
-    eachRecord((cursor) =>
-      get<Page<Deletion>>("/v1/deletions", query({ resource: q.resource, updated_since: instantText(q.updatedSince), limit: q.limit, cursor })),
+  const deletions = (q: DeletionsQuery, callOptions?: CallOptions) =>
+    eachRecord(
+      (cursor) =>
+        get<Page<Deletion>>("/v1/deletions", query({ resource: q.resource, updated_since: instantText(q.updatedSince), limit: q.limit, cursor }), callOptions),
+      callOptions?.signal,
     );
 
   return {
@@ -212,6 +214,8 @@ export function createClient(options: ClientOptions): LeaveApiClient {
     holidays: async (q, callOptions) =>
       (await get<{ data: HolidayEntry[] }>("/v1/holidays", query({ from: q.from, to: q.to, calendar: q.calendar, type: q.type }), callOptions)).data,
     deletions,
-    sync: (syncOptions) => runSync({ employees, leaveRequests, deletions }, now, syncOptions),
+    // `call` reaches every request of the sync: its signal stops the whole sync, its timeout bounds each page.
+    sync: (syncOptions, call) =>
+      runSync({ employees: (q) => employees(q, call), leaveRequests: (q) => leaveRequests(q, call), deletions: (q) => deletions(q, call) }, now, syncOptions),
   };
 }

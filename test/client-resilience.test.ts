@@ -226,6 +226,31 @@ describe("abort", () => {
     expect(api.dataCalls).toHaveLength(1);
   });
 
+  test("sync(): the call's signal reaches every request, and an abort mid-sync is the caller's reason", async () => {
+    const api = fakeApi({ respond: hang });
+    const controller = new AbortController();
+    const reason = new Error("the job was cancelled");
+    const pending = failure(clientFor(api).sync({ resources: ["employees"] }, { signal: controller.signal }));
+    void api.sleep(1000).then(() => controller.abort(reason));
+    expect(await pending).toBe(reason);
+    expect(api.dataCalls).toHaveLength(1);
+    expect(api.dataCalls[0]!.signal?.aborted).toBe(true);
+  });
+
+  test("sync() and deletions(): the call's timeout bounds each page's request", async () => {
+    const api = fakeApi({ respond: hang });
+    const started = api.now();
+    const error = await failure(clientFor(api).sync({ resources: ["employees"] }, { timeout: 2000 }));
+    expect((error as DOMException).name).toBe("TimeoutError");
+    expect(api.now() - started).toBe(2000);
+    const error2 = await failure(
+      (async () => {
+        for await (const _ of clientFor(api).deletions({ resource: "employees", updatedSince: "2026-01-01T00:00:00Z" }, { timeout: 1000 })) break;
+      })(),
+    );
+    expect((error2 as DOMException).name).toBe("TimeoutError");
+  });
+
   test("a caller that gives up on the shared token request leaves it to the others", async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
