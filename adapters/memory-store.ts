@@ -369,6 +369,17 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
         .map(({ id, deleted_at }) => ({ id, deleted_at }));
     },
 
+    async sweepDeletions(before) {
+      open();
+      let swept = 0;
+      for (const [key, d] of tables.deletions) {
+        if (d.deleted_at >= before) continue;
+        tables.deletions.delete(key);
+        swept++;
+      }
+      return swept;
+    },
+
     async listClosureDays(organisationId, from, to) {
       open();
       return closureDaysWithin(tables, organisationId, from, to);

@@ -9,6 +9,8 @@
 export { createHandler } from "../server/handler.ts";
 export type { Handler, HandlerOptions, RequestInfo, RequestLogEntry } from "../server/handler.ts";
 export { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
+/** How long tombstones are kept by default, and what a host's sweep may take (docs/embedding.md, `sweepDeletions`). */
+export { DEFAULT_DELETION_RETENTION_DAYS, deletionSweepBefore } from "../lib/deletion-pages.ts";
 /** Shipped public holidays worked out in a worker thread, for `createHandler`'s `publicHolidays` (docs/embedding.md). */
 export { createHolidayWorker, HOLIDAY_TIMEOUT_MS, type HolidayWorker, type HolidayWorkerOptions } from "../adapters/holiday-worker.ts";
 export type { PublicHoliday, PublicHolidaySource } from "../lib/public-holidays.ts";

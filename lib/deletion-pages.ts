@@ -16,6 +16,26 @@ export const DEFAULT_DELETION_RETENTION_DAYS = 90;
 
 const DAY_MS = 86_400_000;
 
+/**
+ * How much older than the feed's horizon a tombstone must be before it is swept: longer
+ * than any request between its 410 check and its read, and than the clocks of the
+ * instances sharing a database differ.
+ */
+const SWEEP_GRACE_MS = DAY_MS;
+
+/** The oldest `updated_since` the feed answers at `now`; an older one is 410 `sync_expired`. */
+export function deletionFeedHorizon(now: number, retentionDays: number): number {
+  return now - retentionDays * DAY_MS;
+}
+
+/**
+ * What `Store.sweepDeletions` may take at `now`: tombstones older than this, a day before
+ * the feed's horizon, which no request the feed accepts at `now` or later can ask for.
+ */
+export function deletionSweepBefore(now: number, retentionDays: number): number {
+  return deletionFeedHorizon(now, retentionDays) - SWEEP_GRACE_MS;
+}
+
 export interface DeletionFeedOptions {
   /** The request's instant, epoch milliseconds. */
   now: number;
@@ -39,7 +59,7 @@ export function listDeletionPage(
   options: DeletionFeedOptions,
 ): Promise<Page<DeletionJson>> {
   const { resource, updated_since } = params;
-  if (updated_since < options.now - options.retentionDays * DAY_MS) throw syncExpired(options.retentionDays);
+  if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
   return readKeysetPage(store, {
     binding: { organisationId, endpoint: "deletions", filters: { resource, updated_since } },
     cursor: params.cursor,

@@ -172,6 +172,17 @@ export interface Store {
    */
   listDeletions(query: DeletionPageQuery): Promise<DeletionRecord[]>;
 
+  /**
+   * Deletes every organisation's tombstones with deleted_at < `before` and says how many
+   * went; those at or after it stay, and `listDeletions` goes on answering for them as
+   * before. `leaveapi serve` calls it hourly with a `before` a day older than the oldest
+   * `updated_since` the feed accepts (`deletionSweepBefore` in lib/deletion-pages.ts), so
+   * a tombstone the feed may still be asked for is never swept (docs/api.md, "GET
+   * /v1/deletions"). A store whose tombstones are derived from rows it must keep (a host's
+   * soft-deleted records) may keep them all and answer 0.
+   */
+  sweepDeletions(before: number): Promise<number>;
+
   /** The organisation's non-deleted company closure days within [from, to], any order. */
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;
 

@@ -89,6 +89,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     findEmployee: (organisationId, id) => store.findEmployee(organisationId, id),
     listOverlappingLeave: (query) => store.listOverlappingLeave(query),
     listDeletions: (query) => store.listDeletions(query),
+    sweepDeletions: (before) => store.sweepDeletions(before),
     listClosureDays: (organisationId, from, to) => store.listClosureDays(organisationId, from, to),
     observedCalendars: (organisationId, from, to) => store.observedCalendars(organisationId, from, to),
     listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) => store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),

@@ -11,6 +11,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/bearer-auth.test.ts",
   "test/client-handler.test.ts",
   "test/deletions.test.ts",
+  "test/deletion-sweep.test.ts",
   "test/docs-page.test.ts",
   "test/employees.test.ts",
   "test/fuzz-endpoints.e2e.test.ts",

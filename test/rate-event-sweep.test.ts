@@ -9,8 +9,8 @@ import { describe, expect, test } from "bun:test";
 import { createMemoryStore } from "../adapters/memory-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
 import type { Store } from "../lib/store.ts";
-import { RATE_EVENT_SWEEP_EVERY_MS, sweepRateEventsRegularly, type SweepTimer } from "../scripts/serve/housekeeping.ts";
-import type { LogLevel } from "../scripts/serve/settings.ts";
+import { RATE_EVENT_SWEEP_EVERY_MS, sweepRateEventsRegularly } from "../scripts/serve/housekeeping.ts";
+import { handTimer, recordingLogger, settle } from "./sweep-timer.ts";
 import { createClient, createOrganisation, createWorld, type TestWorld } from "./support.ts";
 import { grantWithBasic, postToken, rawBasic } from "./oauth-helpers.ts";
 import { testStoreKind } from "./test-stores.ts";
@@ -60,29 +60,6 @@ describe(`the store's sweep (${testStoreKind})`, () => {
     expect(await eventsHeld(world.store, "auth-failures:198.51.100.4", now)).toBe(1);
   });
 });
-
-/** A timer that runs only when the test says: what `setInterval` was given, and whether it was unref'd or cleared. */
-function handTimer() {
-  const state = { run: undefined as (() => void) | undefined, everyMs: 0, unrefed: false, cleared: false };
-  const timer: SweepTimer = { unref: () => void (state.unrefed = true) };
-  return {
-    state,
-    setInterval: (run: () => void, ms: number) => {
-      state.run = run;
-      state.everyMs = ms;
-      return timer;
-    },
-    clearInterval: (t: SweepTimer) => void (state.cleared = t === timer),
-  };
-}
-
-function recordingLogger() {
-  const events: { level: LogLevel; event: string; message: string }[] = [];
-  return { events, event: (level: LogLevel, event: string, message: string) => void events.push({ level, event, message }) };
-}
-
-/** Lets the sweep a timer tick started finish. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("the sweep on a timer (leaveapi serve)", () => {
   test("runs every minute with the token endpoint's window, on a timer that does not keep the process alive", async () => {

@@ -552,6 +552,24 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
       );
     });
 
+    describe("sweepDeletions", () => {
+      // The fixture's tombstones: the deleted booking at U[3]; Ivy and her booking at U[6].
+      test(
+        "takes only tombstones older than `before`, of every organisation, says how many, and keeps the rest listed (or keeps them all)",
+        withStore(async (store) => {
+          const swept = await store.sweepDeletions(U[6]);
+          // A store may keep tombstones it derives from rows it must keep; one that sweeps takes exactly the older ones.
+          expect(swept === 0 || swept === 1).toBe(true);
+          const older = swept === 0 ? [{ id: B.deleted, deleted_at: U[3] }] : [];
+          expect(await deletions(store, { deletedSince: 0 })).toEqual([...older, { id: B.ofDeletedEmployee, deleted_at: U[6] }]);
+          expect(await deletions(store, { resource: "employees", deletedSince: 0 })).toEqual([{ id: E.ivy, deleted_at: U[6] }]);
+          expect(await store.sweepDeletions(U[6])).toBe(0);
+          // Listing from a later instant, as the feed does once the horizon has passed them, is unchanged.
+          expect(await deletions(store, { deletedSince: U[6] })).toEqual([{ id: B.ofDeletedEmployee, deleted_at: U[6] }]);
+        }),
+      );
+    });
+
     describe("listClosureDays", () => {
       test(
         "lists live closure days within [from, to], both ends included",

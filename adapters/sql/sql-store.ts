@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Store } from "../../lib/store.ts";
 import { cursorKey } from "./cursor-key.ts";
 import { deletionQueries } from "./deletion-queries.ts";
+import { deletionSweep } from "./deletion-sweep.ts";
 import { leavePageQueries } from "./leave-page-queries.ts";
 import { rateLimitQueries } from "./rate-limit-queries.ts";
 import { readQueries } from "./read-queries.ts";
@@ -20,6 +21,7 @@ export function createSqlStore(ctx: SqlContext): Store {
     ...readQueries(ctx),
     ...leavePageQueries(ctx),
     ...deletionQueries(ctx),
+    ...deletionSweep(ctx),
     /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */
     ping: () =>
       ctx.guard(async () => {

@@ -151,6 +151,9 @@ export function createHostStore(db: Database): Store {
       guard(() => (countInWindow(key, now, windowMs) < limit ? { allowed: true } : refusal(key, now, limit, windowMs))),
 
     sweepRateEvents: (now, windowMs) => guard(() => db.query("delete from leaveapi_rate_events where at_ms <= ?").run(now - windowMs).changes),
+    // The tombstones are the host's own removed rows (host-reads.ts, listDeletions), which
+    // are the host's to purge, not the API's: kept, as lib/store.ts allows.
+    sweepDeletions: async () => 0,
 
     listEmployees: (query) => guard(() => reads.listEmployees(query)),
     findEmployee: (organisationId, id) => guard(() => reads.findEmployee(organisationId, id)),

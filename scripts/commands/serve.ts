@@ -16,7 +16,7 @@ import { createMetrics, type Metrics } from "../serve/metrics.ts";
 import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
 import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from "../serve/settings.ts";
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
-import { sweepRateEventsRegularly } from "../serve/housekeeping.ts";
+import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
@@ -186,8 +186,11 @@ export const serveCommand: Command = {
       await abandon(settings, running);
       throw error;
     }
-    // Old rate-limit events, by the parent alone: its workers share its database.
-    if (!role) sweepRateEventsRegularly({ store, logger, until: stopSignal });
+    // Old rate-limit events and tombstones, by the parent alone: its workers share its database.
+    if (!role) {
+      sweepRateEventsRegularly({ store, logger, until: stopSignal });
+      sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
+    }
     await runUntilStopped(settings, running);
   },
 };

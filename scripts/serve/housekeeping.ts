@@ -1,25 +1,29 @@
 /**
- * What `leaveapi serve` sweeps on a timer: rate-limit events that no window can count any
- * more. `takeRateSlot` sweeps a key only on that key's next request, so without this the
- * events of addresses seen once (every scanner's) would stay in the table for ever.
+ * What `leaveapi serve` sweeps on timers: rate-limit events that no window can count any
+ * more, and deletions-feed tombstones older than the feed answers for. `takeRateSlot`
+ * sweeps a key only on that key's next request, so without this the events of addresses
+ * seen once (every scanner's) would stay in the table for ever; tombstones are written by
+ * every import that hides a record and would pile up likewise.
  */
 import type { Store } from "../../lib/store.ts";
 import { DEFAULT_TOKEN_LIMITS } from "../../lib/issue-token.ts";
+import { DEFAULT_DELETION_RETENTION_DAYS, deletionSweepBefore } from "../../lib/deletion-pages.ts";
 import type { Logger } from "./logger.ts";
 
 /** Once a minute: the table then holds at most about two windows of events. */
 export const RATE_EVENT_SWEEP_EVERY_MS = 60_000;
+
+/** Once an hour: tombstones are kept for days, so an hour more costs nothing. */
+export const DELETION_SWEEP_EVERY_MS = 3_600_000;
 
 /** The part of a timer the sweep uses: Node's, Bun's and a test's fake all have it. */
 export interface SweepTimer {
   unref?: () => unknown;
 }
 
-export interface RateEventSweepOptions {
-  store: Pick<Store, "sweepRateEvents">;
+/** What every sweep on a timer takes besides its store. */
+interface SweepSchedule {
   logger: Pick<Logger, "event">;
-  /** The longest window the server counts events in; default the token endpoint's. */
-  windowMs?: number;
   everyMs?: number;
   now?: () => number;
   /** The sweeps stop when this settles: `serve` passes its stop signal, before it closes the store. */
@@ -29,14 +33,38 @@ export interface RateEventSweepOptions {
   clearInterval?: (timer: SweepTimer) => void;
 }
 
-export interface RateEventSweeps {
-  /** One sweep now; never rejects (a failure is logged). */
+export interface RateEventSweepOptions extends SweepSchedule {
+  store: Pick<Store, "sweepRateEvents">;
+  /** The longest window the server counts events in; default the token endpoint's. */
+  windowMs?: number;
+}
+
+export interface DeletionSweepOptions extends SweepSchedule {
+  store: Pick<Store, "sweepDeletions">;
+  /** The days the deletions feed answers for (`serve --deletions-retention-days`); default 90. */
+  retentionDays?: number;
+}
+
+export interface Sweeps {
+  /** One sweep now, or the end of the one running; never rejects (a failure is logged). */
   sweep: () => Promise<void>;
   stop: () => void;
 }
 
+export type RateEventSweeps = Sweeps;
+
 function reasonOf(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** How one kind of sweep runs and is logged. */
+interface SweepJob {
+  run: (now: number) => Promise<number>;
+  /** The log events' names and the noun for what went, e.g. "old rate-limit events". */
+  sweptEvent: string;
+  failedEvent: string;
+  what: string;
+  defaultEveryMs: number;
 }
 
 /**
@@ -44,26 +72,28 @@ function reasonOf(error: unknown): string {
  * is logged as an event and the next one tries again: the server never stops for it.
  * A sweep still running when the next is due is not doubled.
  */
-export function sweepRateEventsRegularly(options: RateEventSweepOptions): RateEventSweeps {
-  const { store, logger } = options;
-  const windowMs = options.windowMs ?? DEFAULT_TOKEN_LIMITS.windowMs;
-  const everyMs = options.everyMs ?? RATE_EVENT_SWEEP_EVERY_MS;
+function sweepRegularly(job: SweepJob, options: SweepSchedule): Sweeps {
+  const { logger } = options;
+  const everyMs = options.everyMs ?? job.defaultEveryMs;
   const now = options.now ?? Date.now;
   const startTimer = options.setInterval ?? ((run, ms) => setInterval(run, ms));
   const stopTimer = options.clearInterval ?? ((timer) => clearInterval(timer as ReturnType<typeof setInterval>));
 
-  let running = false;
-  const sweep = async () => {
-    if (running) return;
-    running = true;
+  const sweepOnce = async () => {
     try {
-      const swept = await store.sweepRateEvents(now(), windowMs);
-      if (swept > 0) logger.event("debug", "rate_events_swept", `swept ${swept} old rate-limit events`, { swept });
+      const swept = await job.run(now());
+      if (swept > 0) logger.event("debug", job.sweptEvent, `swept ${swept} ${job.what}`, { swept });
     } catch (error) {
-      logger.event("warn", "rate_event_sweep_failed", `sweeping old rate-limit events failed (${reasonOf(error)}); retrying in ${everyMs} ms`);
-    } finally {
-      running = false;
+      logger.event("warn", job.failedEvent, `sweeping ${job.what} failed (${reasonOf(error)}); retrying in ${everyMs} ms`);
     }
+  };
+  // A call while a sweep runs waits for that one instead of starting another.
+  let running: Promise<void> | undefined;
+  const sweep = () => {
+    running ??= sweepOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
   };
 
   const timer = startTimer(() => void sweep(), everyMs);
@@ -76,4 +106,41 @@ export function sweepRateEventsRegularly(options: RateEventSweepOptions): RateEv
   };
   options.until?.then(stop, stop);
   return { sweep, stop };
+}
+
+/** Rate-limit events older than the longest window, every minute. */
+export function sweepRateEventsRegularly(options: RateEventSweepOptions): RateEventSweeps {
+  const windowMs = options.windowMs ?? DEFAULT_TOKEN_LIMITS.windowMs;
+  return sweepRegularly(
+    {
+      run: (now) => options.store.sweepRateEvents(now, windowMs),
+      sweptEvent: "rate_events_swept",
+      failedEvent: "rate_event_sweep_failed",
+      what: "old rate-limit events",
+      defaultEveryMs: RATE_EVENT_SWEEP_EVERY_MS,
+    },
+    options,
+  );
+}
+
+/**
+ * Tombstones older than the deletions feed answers for, every hour; at the server's start
+ * too, so that one restarted often still sweeps. Only tombstones a day older than the
+ * feed's 410 boundary go (lib/deletion-pages.ts, `deletionSweepBefore`): no `updated_since`
+ * the feed accepts can miss one (docs/api.md, "GET /v1/deletions").
+ */
+export function sweepDeletionsRegularly(options: DeletionSweepOptions): Sweeps {
+  const retentionDays = options.retentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
+  const sweeps = sweepRegularly(
+    {
+      run: (now) => options.store.sweepDeletions(deletionSweepBefore(now, retentionDays)),
+      sweptEvent: "deletions_swept",
+      failedEvent: "deletion_sweep_failed",
+      what: `deletions-feed tombstones older than ${retentionDays} days`,
+      defaultEveryMs: DELETION_SWEEP_EVERY_MS,
+    },
+    options,
+  );
+  void sweeps.sweep();
+  return sweeps;
 }
