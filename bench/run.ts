@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget, type DatasetSize } from "./harness/dataset.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
+import { deletionFeedTarget } from "./deletion-feed.ts";
 import { createPostgresDatabase, postgresVersion } from "./harness/postgres.ts";
 import { CLI, rssKib, startServer, type RunningServer } from "./harness/processes.ts";
 import { renderReport, type NamedRun, type Target } from "./harness/report.ts";
@@ -302,6 +303,9 @@ try {
         }
       : { id: "8", measure: "the same employees and leave load on Postgres", target: "≥ 0.40 × SQLite", measured: "not run (--skip-postgres)", met: null },
   ];
+  // Issue 17: the deletions feed's page cost stays flat with the number of tombstones.
+  const deletionSizes = quick ? { small: 1_000, large: 10_000, requests: 300 } : { small: 1_000, large: 100_000, requests: HANDLER_REQUESTS };
+  targets.push(await deletionFeedTarget({ ...deletionSizes, dir: work, log }));
   const sqliteVersion = String((new Database(":memory:").query("select sqlite_version() as v").get() as { v: string }).v);
   const wrkVersion = (await new Response(Bun.spawn(["wrk", "-v"], { stdout: "pipe", stderr: "pipe" }).stdout).text()).split("\n")[0]!.trim();
   const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { version: string };
