@@ -12,6 +12,9 @@
  */
 import { Worker } from "node:worker_threads";
 import { createPublicHolidayCache, type PublicHoliday, type PublicHolidaySource } from "../lib/public-holidays.ts";
+import type { AdminStore } from "../lib/admin-store.ts";
+import { listHolidays } from "../lib/holidays.ts";
+import type { Store } from "../lib/store.ts";
 import type { HolidayAnswer, HolidayQuestion } from "./holiday-thread.ts";
 
 /** Far above the slowest calendar-year (~0.2 s alone, 1.7 s seen on a loaded machine), so only a thread that truly spins is ended. */
@@ -127,4 +130,22 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
     source: createPublicHolidayCache(ask),
     close: () => stop(new Error("public holidays: the worker thread was closed")),
   };
+}
+
+/**
+ * Answers once, at start, the holiday question a server is likeliest to be asked first:
+ * every organisation's holidays from the start of last year to the end of next. Their
+ * calendar-years are then computed (in the thread) and remembered, and the statements and
+ * code of the holidays route are warm, so that a client's first request finds them ready
+ * (bench/RESULTS.md, target 9). In the background: the event loop only passes messages.
+ */
+export async function warmHolidays(
+  source: PublicHolidaySource,
+  store: Pick<AdminStore, "listOrganisations"> & Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays">,
+  now: number,
+): Promise<void> {
+  const year = new Date(now).getUTCFullYear();
+  for (const organisation of await store.listOrganisations()) {
+    await listHolidays(store, organisation.id, { from: `${year - 1}-01-01`, to: `${year + 1}-12-31` }, source);
+  }
 }

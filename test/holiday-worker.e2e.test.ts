@@ -4,8 +4,9 @@
  * a thread that stops answering is ended and replaced.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHolidayWorker, type HolidayWorker } from "../adapters/holiday-worker.ts";
+import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../adapters/holiday-worker.ts";
 import { computePublicHolidays } from "../lib/public-holidays.ts";
+import { createOrganisation, createWorld, employee, seed } from "./support.ts";
 
 let worker: HolidayWorker | undefined;
 afterEach(async () => {
@@ -24,6 +25,23 @@ describe("createHolidayWorker", () => {
     ] as const) {
       expect(await worker.source(calendar, year)).toEqual(computePublicHolidays(calendar, year));
     }
+  });
+
+  test("warmHolidays computes every observed calendar for last, this and next year, so their first request is answered from memory", async () => {
+    worker = createHolidayWorker();
+    const world = await createWorld();
+    const organisationId = await createOrganisation(world);
+    await seed(world, organisationId, { employees: [employee({ holiday_calendar: "DE-BY", start_date: "2000-01-01" })] });
+    await warmHolidays(worker.source, world.store, Date.parse("2026-06-01T00:00:00Z"));
+    for (const year of [2025, 2026, 2027]) {
+      // Remembered: answered at once, not as a promise of the thread's answer.
+      const answer = worker.source("DE-BY", year);
+      expect(answer).not.toBeInstanceOf(Promise);
+      expect(answer).toEqual(computePublicHolidays("DE-BY", year));
+    }
+    const notWarmed = worker.source("DE-BY", 2028);
+    expect(notWarmed).toBeInstanceOf(Promise);
+    await notWarmed;
   });
 
   test("keeps the event loop turning while the thread computes lunar calendars", async () => {

@@ -18,7 +18,8 @@ import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
 import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
-import { createHolidayWorker, type HolidayWorker } from "../../adapters/holiday-worker.ts";
+import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
+import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
 const USAGE =
@@ -165,7 +166,16 @@ export const serveCommand: Command = {
     // Public holidays are worked out in a thread of their own: a lunar calendar-year takes
     // up to ~200 ms of CPU, which must not stall every other request.
     const holidays = createHolidayWorker();
-    const handler = createHandler({ store, log, issuer: settings.publicUrl, publicHolidays: holidays.source, deletionRetentionDays: settings.deletionRetentionDays });
+    // In the background: the first holiday request of the likeliest years needs no computing.
+    void warmHolidays(holidays.source, store, Date.now()).catch(() => undefined);
+    const handler = createHandler({
+      store,
+      log,
+      issuer: settings.publicUrl,
+      publicHolidays: holidays.source,
+      deletionRetentionDays: settings.deletionRetentionDays,
+      encoders: SERVE_ENCODERS,
+    });
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
     try {
