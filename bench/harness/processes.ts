@@ -41,16 +41,19 @@ export interface RunningServer {
 
 /**
  * Starts a server process and waits for the line that names its URL
- * (`leaveapi serving http://…` from leaveapi, `reference serving http://…` from the references).
+ * (`leaveapi serving http://…` from leaveapi, on stderr; `reference serving http://…` from the
+ * references). With `stdoutFile`, the server's stdout (leaveapi's request log) goes there.
  */
-export async function startServer(command: string[], env: Record<string, string> = {}): Promise<RunningServer> {
-  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+export async function startServer(command: string[], env: Record<string, string> = {}, stdoutFile?: string): Promise<RunningServer> {
+  // A log to a file costs the server what a log to journald or a file does, and this process nothing.
+  const stdout = stdoutFile ? Bun.file(stdoutFile) : "pipe";
+  const proc = Bun.spawn(command, { stdout, stderr: "pipe", env: { ...process.env, ...env } });
   const seen = { text: "" };
   const watch = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) if (seen.text.length < 10_000) seen.text += decoder.decode(chunk, { stream: true });
   };
-  void watch(proc.stdout);
+  if (proc.stdout instanceof ReadableStream) void watch(proc.stdout);
   void watch(proc.stderr);
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(20)) {
     const url = /serving (http:\/\/[^\s/]+)/.exec(seen.text)?.[1];

@@ -46,7 +46,7 @@ export function renderReport(input: ReportInput): string {
     ...Object.entries(input.versions).map(([k, v]) => `- ${k}: ${v}`),
     ...input.setup.map((s) => `- ${s}`),
     "",
-    "## Targets (issue 7)",
+    "## Targets (issue 15)",
     "",
     "| # | measure | target | measured | |",
     "|---|---|---|---|---|",

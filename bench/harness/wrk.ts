@@ -14,6 +14,7 @@ export interface WrkRequest {
   path: string;
   authorization?: string;
   body?: string;
+  acceptEncoding?: string;
 }
 
 export interface WrkResult {
@@ -26,6 +27,8 @@ export interface WrkResult {
   max_ms: number;
   non_2xx: number;
   socket_errors: number;
+  /** Bytes read from the server, headers included. */
+  bytes: number;
 }
 
 export interface WrkRun {
@@ -47,9 +50,13 @@ export function wrkAvailable(): boolean {
 /** Writes requests in the tab-separated form requests.lua reads. */
 export function writeRequests(file: string, requests: WrkRequest[]): string {
   for (const r of requests) {
-    if (/[\t\n]/.test(`${r.path}${r.authorization ?? ""}${r.body ?? ""}`)) throw new Error(`a request holds a tab or newline: ${r.path}`);
+    if (/[\t\n]/.test(`${r.path}${r.authorization ?? ""}${r.body ?? ""}${r.acceptEncoding ?? ""}`))
+      throw new Error(`a request holds a tab or newline: ${r.path}`);
   }
-  writeFileSync(file, `${requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}`).join("\n")}\n`);
+  writeFileSync(
+    file,
+    `${requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}\t${r.acceptEncoding ?? ""}`).join("\n")}\n`,
+  );
   return file;
 }
 

@@ -1,5 +1,5 @@
 -- A wrk script that sends requests from a file, one per line, tab-separated:
---   METHOD <TAB> PATH <TAB> AUTHORIZATION <TAB> BODY     (the last two may be empty)
+--   METHOD <TAB> PATH <TAB> AUTHORIZATION <TAB> BODY <TAB> ACCEPT-ENCODING   (the last three may be empty)
 -- Environment:
 --   WRK_REQUESTS  the file (required)
 --   WRK_ORDER     "random" (default: a seeded random line per request) or "sequential"
@@ -32,9 +32,10 @@ local next_line, responses, started, finished = 0, 0, nil, nil
 
 function init(args)
   for line in io.lines(os.getenv("WRK_REQUESTS")) do
-    local method, path, auth, body = line:match("^([^\t]*)\t([^\t]*)\t?([^\t]*)\t?(.*)$")
+    local method, path, auth, body, encoding = line:match("^([^\t]*)\t([^\t]*)\t?([^\t]*)\t?([^\t]*)\t?(.*)$")
     local headers = {}
     if auth ~= "" then headers["Authorization"] = auth end
+    if encoding ~= "" then headers["Accept-Encoding"] = encoding end
     if body ~= "" then headers["Content-Type"] = "application/x-www-form-urlencoded" else body = nil end
     table.insert(lines, wrk.format(method, path, headers, body))
   end
@@ -77,8 +78,8 @@ function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
     '{"requests":%d,"seconds":%.3f,"rps":%.0f,"p50_ms":%.3f,"p90_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f,' ..
-    '"non_2xx":%d,"socket_errors":%d}\n',
+    '"non_2xx":%d,"socket_errors":%d,"bytes":%d}\n',
     count, elapsed, elapsed > 0 and count / elapsed or 0,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000,
-    e.status, e.connect + e.read + e.write + e.timeout))
+    e.status, e.connect + e.read + e.write + e.timeout, summary.bytes))
 end
