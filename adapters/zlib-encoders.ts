@@ -1,25 +1,39 @@
 /**
- * The content codings `leaveapi serve` offers (docs/api.md, "HTTP behaviour"): the
- * handler's web-standard gzip, and br through node:zlib (which Bun, Node and Deno all
- * provide) at quality 4. The web standard has no brotli, and Bun's non-standard
- * `CompressionStream("brotli")` runs at quality 11: ~80 ms for a page of 100 employees,
- * against ~0.4 ms here for bytes within 10% of it. node:zlib's asynchronous form runs off
- * the event loop, which matters for the 3.57 MB docs script.
+ * The content codings `leaveapi serve` offers (docs/api.md, "HTTP behaviour"): gzip and br
+ * through node:zlib, which Bun, Node and Deno all provide, at levels chosen for pages
+ * computed per request. On a page of 100 employees (29 KB; bench/RESULTS.md, target 10)
+ * gzip level 2 takes about half the CPU of the default level 6 (the handler's
+ * `CompressionStream`) for 13% more bytes, still about 5 × fewer than plain; brotli
+ * quality 1 is cheaper still, at 4.5 ×. Such a body is coded synchronously: a tenth of a
+ * millisecond, less than a thread hop would add. A large body (the 3.57 MB docs script,
+ * coded once per process) is coded off the event loop, at the default levels.
+ *
+ * The web standard has no brotli, and Bun's non-standard `CompressionStream("brotli")`
+ * runs at quality 11: ~80 ms for the same page.
  */
-import { brotliCompress, constants } from "node:zlib";
-import { WEB_ENCODERS, type Encoders } from "../server/compression.ts";
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from "node:zlib";
+import type { Encoders } from "../server/compression.ts";
 
-const BROTLI_QUALITY = 4;
+/** From this size a body is coded on libuv's thread pool, at the default levels. */
+const LARGE_BODY_BYTES = 64 * 1024;
 
-function brotli(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    brotliCompress(
-      bytes,
-      { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } },
-      (error, result) => (error ? reject(error) : resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength))),
-    );
-  });
+const asBytes = (result: Uint8Array) => new Uint8Array(result.buffer, result.byteOffset, result.byteLength);
+
+const brotliOptions = (bytes: Uint8Array, quality: number): BrotliOptions => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength },
+});
+
+function gzipBody(bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes.byteLength < LARGE_BODY_BYTES) return Promise.resolve(asBytes(gzipSync(bytes, { level: 2 })));
+  return new Promise((resolve, reject) => gzip(bytes, {} satisfies ZlibOptions, (error, result) => (error ? reject(error) : resolve(asBytes(result)))));
 }
 
-/** gzip first: when a client takes both equally, the cheaper one (bench/RESULTS.md). */
-export const SERVE_ENCODERS: Encoders = { ...WEB_ENCODERS, br: brotli };
+function brotliBody(bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes.byteLength < LARGE_BODY_BYTES) return Promise.resolve(asBytes(brotliCompressSync(bytes, brotliOptions(bytes, 1))));
+  return new Promise((resolve, reject) =>
+    brotliCompress(bytes, brotliOptions(bytes, 5), (error, result) => (error ? reject(error) : resolve(asBytes(result)))),
+  );
+}
+
+/** gzip first: when a client takes both equally, the coding every client decodes. */
+export const SERVE_ENCODERS: Encoders = { gzip: gzipBody, br: brotliBody };

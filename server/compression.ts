@@ -5,11 +5,11 @@
  * docs script, static, is coded once and cached (server/docs-page.ts).
  *
  * Runtime-neutral: the default gzip is the web-standard `CompressionStream`, which Bun,
- * Node and Deno all have, and which on Bun costs what node:zlib does at the same level
- * (~170 µs for a page of 100 employees). Brotli is not in that standard, and Bun's
- * `CompressionStream("brotli")` runs at quality 11 (~80 ms for the same page), so br is
- * offered only when the host passes an encoder for it (`leaveapi serve` does:
- * adapters/bun/encoders.ts).
+ * Node and Deno all have; on Bun it costs what node:zlib does at the same level (level 6:
+ * ~0.2-0.3 ms for a page of 100 employees), but no level can be chosen. Brotli is not in
+ * that standard, and Bun's `CompressionStream("brotli")` runs at quality 11 (~80 ms for
+ * the same page). So a host may pass its own encoders: `leaveapi serve` passes node:zlib's
+ * at levels chosen for pages made per request, gzip and br (adapters/zlib-encoders.ts).
  */
 
 export type ContentCoding = "gzip" | "br";

@@ -80,7 +80,8 @@ export interface HandlerOptions {
   publicHolidays?: PublicHolidaySource;
   /**
    * The content codings answers may be sent in (docs/api.md, "HTTP behaviour"): by default
-   * gzip through the web-standard CompressionStream; `leaveapi serve` adds br.
+   * gzip through the web-standard CompressionStream; `leaveapi serve` passes gzip and br
+   * from node:zlib (adapters/zlib-encoders.ts).
    */
   encoders?: Encoders;
   /**
