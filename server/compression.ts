@@ -86,10 +86,11 @@ export function chooseCoding(acceptEncoding: string | null, available: readonly 
 
 /**
  * Whether an answer's body is one encodeAnswer codes: JSON (the docs script, static, codes
- * itself once: server/docs-page.ts).
+ * itself once: server/docs-page.ts). Every JSON answer here has a body; `res.body` is not
+ * read to ask, since on Bun that makes a stream of a body Bun.serve would send in one write.
  */
 export function isEncodable(res: Response): boolean {
-  return (res.headers.get("content-type") ?? "").startsWith("application/json") && res.body !== null;
+  return res.headers.get("content-type")?.startsWith("application/json") === true;
 }
 
 /**
