@@ -1,7 +1,8 @@
 /**
  * `leaveapi import` as an operator meets it (docs/cli.md, "import", "The import format"):
- * the rules on names and dates, every problem as FILE:LINE: field (CSV syntax and header
- * problems included, a header's at line 1), a closing count equal to the lines printed,
+ * the rules on names (required: missing, null, an empty CSV cell, "" and blanks are
+ * refused) and dates, every problem as FILE:LINE: field (CSV syntax and header problems
+ * included, a header's at line 1), a closing count equal to the lines printed,
  * a hint for CSV piped without --format, one --json document on failure too, the public
  * holiday calendar-years a file replaces, and --dry-run.
  */
@@ -27,6 +28,9 @@ function file(extension: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
+const jsonlFile = (records: object[]) => file("jsonl", records.map((r) => JSON.stringify(r)).join("\n"));
+/** The line a name left out, null, empty or blank is refused with. */
+const nameRefused = (path: string, line: number, field: "first_name" | "last_name") => `${path}:${line}: ${field}: is required and must not be empty`;
 const importing = (kind: string, path: string, ...extra: string[]) => runCli([...db, "import", "--org", org, "--kind", kind, path, ...extra]);
 
 /** The problem lines and the closing line; checks that the closing count is the number of lines printed. */
@@ -41,24 +45,51 @@ function problemsOf(stderr: string): string[] {
 
 describe("rules", () => {
   test("leaving_date before start_date, and an empty or blank first_name or last_name, are refused", async () => {
-    const path = file(
-      "jsonl",
-      [
-        { external_id: "R1", first_name: "Ada", last_name: "L", status: "active", start_date: "2024-05-01", leaving_date: "2024-04-30" },
-        { external_id: "R2", first_name: "", last_name: "  ", status: "active" },
-        { external_id: "R3", first_name: "Ok", last_name: "Fine", status: "active", start_date: "2024-05-01", leaving_date: "2024-05-01" },
-      ]
-        .map((r) => JSON.stringify(r))
-        .join("\n"),
-    );
+    const path = jsonlFile([
+      { external_id: "R1", first_name: "Ada", last_name: "L", status: "active", start_date: "2024-05-01", leaving_date: "2024-04-30" },
+      { external_id: "R2", first_name: "", last_name: "  ", status: "active" },
+      { external_id: "R3", first_name: "Ok", last_name: "Fine", status: "active", start_date: "2024-05-01", leaving_date: "2024-05-01" },
+    ]);
     const result = await importing("employees", path);
     expect(result.code).toBe(1);
     expect(problemsOf(result.stderr)).toEqual([
       `${path}:1: leaving_date: is before start_date 2024-05-01`,
-      `${path}:2: first_name: must not be empty (leave it out, or null, when unknown)`,
-      `${path}:2: last_name: must not be empty (leave it out, or null, when unknown)`,
+      nameRefused(path, 2, "first_name"),
+      nameRefused(path, 2, "last_name"),
     ]);
     expect(result.stderr).toContain("import failed: 3 problems in 2 rows; nothing was written");
+  });
+
+  test("JSONL: a null or absent first_name or last_name is refused", async () => {
+    const path = jsonlFile([
+      { external_id: "N1", first_name: null, last_name: "Lovelace", status: "active" },
+      { external_id: "N2", last_name: null, status: "active" },
+      { external_id: "N3", first_name: "Grace", status: "active" },
+      { external_id: "N4", first_name: "Alan", last_name: "Turing", status: "active" },
+    ]);
+    const result = await importing("employees", path);
+    expect(result.code).toBe(1);
+    expect(problemsOf(result.stderr)).toEqual([
+      nameRefused(path, 1, "first_name"),
+      nameRefused(path, 2, "first_name"),
+      nameRefused(path, 2, "last_name"),
+      nameRefused(path, 3, "last_name"),
+    ]);
+    expect(result.stderr).toContain("import failed: 4 problems in 3 rows; nothing was written");
+  });
+
+  test("CSV: an empty cell (quoted or not) or a missing column for first_name or last_name is refused", async () => {
+    const empty = file("csv", 'external_id,first_name,last_name,status\nC1,,Lovelace,active\nC2,Grace,,active\nC3,"",Turing,active\nC4,Ada,Lovelace,active\n');
+    const cells = await importing("employees", empty);
+    expect(cells.code).toBe(1);
+    expect(problemsOf(cells.stderr)).toEqual([nameRefused(empty, 2, "first_name"), nameRefused(empty, 3, "last_name"), nameRefused(empty, 4, "first_name")]);
+    const absent = file("csv", "external_id,last_name,status\nC5,Hopper,active\n");
+    const columns = await importing("employees", absent);
+    expect(columns.code).toBe(1);
+    expect(problemsOf(columns.stderr)).toEqual([nameRefused(absent, 2, "first_name")]);
+    // Nothing was written: named, the same employees would all be new.
+    const named = file("csv", "external_id,first_name,last_name,status\nC1,Ada,Lovelace,active\nC5,Grace,Hopper,active\n");
+    expect(JSON.parse((await importing("employees", named, "--dry-run", "--json")).stdout)).toMatchObject({ ok: true, created: 2 });
   });
 });
 
@@ -83,20 +114,22 @@ describe("every problem as FILE:LINE: field", () => {
   });
 
   test("a header problem is at line 1", async () => {
-    const path = file("csv", "external_id,status,status\nE1,active,active\n");
+    const path = file("csv", "external_id,first_name,last_name,status,status\nE1,Ada,L,active,active\n");
     const result = await importing("employees", path);
     expect(problemsOf(result.stderr)).toEqual([`${path}:1: header: column "status" appears twice`]);
   });
 
   test("CSV piped on stdin without --format: the closing line says to pass --format", async () => {
-    const result = await runCli([...db, "import", "--org", org, "--kind", "employees", "-"], { stdin: "external_id,status\nE1,active\n" });
+    const result = await runCli([...db, "import", "--org", org, "--kind", "employees", "-"], {
+      stdin: "external_id,first_name,last_name,status\nE1,Ada,L,active\n",
+    });
     expect(result.code).toBe(1);
     expect(problemsOf(result.stderr)).toHaveLength(2);
     expect(result.stderr).toEndWith("; stdin is read as JSON Lines: pass --format csv or --format json for other formats\n");
   });
 
   test("--json on failure prints one document with the problems", async () => {
-    const path = file("jsonl", `${JSON.stringify({ external_id: "J1", status: "Active!" })}\n`);
+    const path = file("jsonl", `${JSON.stringify({ external_id: "J1", first_name: "Ada", last_name: "L", status: "Active!" })}\n`);
     const result = await importing("employees", path, "--json");
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -139,7 +172,16 @@ describe("--dry-run", () => {
     const again = await runJson<{ unchanged: number }>([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
     expect(again.unchanged).toBe(3);
 
-    const bad = await runCli([...db, "import", "--org", fresh, "--kind", "employees", file("jsonl", '{"external_id":"X"}\n'), "--dry-run"]);
+    const bad = await runCli([
+      ...db,
+      "import",
+      "--org",
+      fresh,
+      "--kind",
+      "employees",
+      file("jsonl", '{"external_id":"X","first_name":"Ada","last_name":"L"}\n'),
+      "--dry-run",
+    ]);
     expect(bad.code).toBe(1);
     expect(problemsOf(bad.stderr)).toEqual([expect.stringContaining(":1: status: is required")]);
   });

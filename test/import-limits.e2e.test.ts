@@ -48,31 +48,49 @@ const errorsOf = (outcome: ImportOutcome) => (outcome.ok ? [] : outcome.errors);
 const NOT_UTF8 = "row: is not valid UTF-8; save the file as UTF-8 (reading stopped at this line)";
 /** A JSONL line of exactly `bytes` bytes holding a valid employee: JSON whitespace pads it. */
 const paddedLine = (externalId: string, bytes: number) => {
-  const record = `{"external_id":"${externalId}","status":"active"`;
+  const record = `{"external_id":"${externalId}","first_name":"Ann","last_name":"Lee","status":"active"`;
   return `${record}${" ".repeat(bytes - record.length - 1)}}`;
 };
 
 describe("input must be valid UTF-8", () => {
   test("a CSV with a byte that is not UTF-8 is refused at that line, and nothing is written", async () => {
     const { run, employees } = await setup();
-    const file = tempFile("csv", joinBytes(utf8("external_id,first_name,status\nA,Ada,active\n"), latin1("B,Jos\xe9,active\n"), utf8("C,Zoë,active\n")));
+    const file = tempFile(
+      "csv",
+      joinBytes(utf8("external_id,first_name,last_name,status\nA,Ada,Lovelace,active\n"), latin1("B,Jos\xe9,Lee,active\n"), utf8("C,Zoë,Lee,active\n")),
+    );
     expect(await run("employees", file)).toEqual({ ok: false, invalidRows: 0, errors: [`${file}:3: ${NOT_UTF8}`] });
     expect(await employees()).toEqual([]);
   });
 
   test("a CSV line break inside a quoted field still counts: the bad byte's own line is named", async () => {
     const { run } = await setup();
-    const file = tempFile("csv", joinBytes(utf8('external_id,job_title,status\r\nA,"Engineer,\r\nsecond line",active\r\n'), latin1("B,Caf\xe9,active\r\n")));
+    const file = tempFile(
+      "csv",
+      joinBytes(
+        utf8('external_id,first_name,last_name,job_title,status\r\nA,Ann,Lee,"Engineer,\r\nsecond line",active\r\n'),
+        latin1("B,Bo,Lee,Caf\xe9,active\r\n"),
+      ),
+    );
     expect(errorsOf(await run("employees", file))).toEqual([`${file}:4: ${NOT_UTF8}`]);
   });
 
   test("JSONL and JSON arrays name the line of the bad byte too, after the row errors before it", async () => {
     const { run, employees } = await setup();
-    const jsonl = tempFile("jsonl", joinBytes(utf8('{"external_id":"A"}\n'), latin1('{"external_id":"B","first_name":"Jos\xe9","status":"active"}\n')));
+    const jsonl = tempFile(
+      "jsonl",
+      joinBytes(
+        utf8('{"external_id":"A","first_name":"Ann","last_name":"Lee"}\n'),
+        latin1('{"external_id":"B","first_name":"Jos\xe9","last_name":"Lee","status":"active"}\n'),
+      ),
+    );
     expect(errorsOf(await run("employees", jsonl))).toEqual([`${jsonl}:1: status: is required`, `${jsonl}:2: ${NOT_UTF8}`]);
     const array = tempFile(
       "json",
-      joinBytes(utf8('[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n'), latin1('    "first_name": "Jos\xe9"\n  }\n]\n')),
+      joinBytes(
+        utf8('[\n  {"external_id": "A", "first_name": "Ann", "last_name": "Lee", "status": "active"},\n  {\n    "external_id": "B", "last_name": "Lee",\n'),
+        latin1('    "first_name": "Jos\xe9"\n  }\n]\n'),
+      ),
     );
     expect(errorsOf(await run("employees", array))).toEqual([`${array}:5: ${NOT_UTF8}`]);
     expect(await employees()).toEqual([]);
@@ -81,7 +99,7 @@ describe("input must be valid UTF-8", () => {
   test("through the command line: one line naming file and line, exit 1", async () => {
     const db = join(dir, "utf8.sqlite");
     const { id: org } = await runJson<{ id: string }>(["--db", db, "org", "create", "--name", "UTF-8 Ltd"]);
-    const file = tempFile("csv", joinBytes(utf8("external_id,status\nA,active\n"), latin1("\xff,active\n")));
+    const file = tempFile("csv", joinBytes(utf8("external_id,first_name,last_name,status\nA,Ann,Lee,active\n"), latin1("\xff,Bo,Lee,active\n")));
     const err: string[] = [];
     const io: Io = { out: () => {}, err: (t) => err.push(t), errIsTty: false, env: {}, stdin: () => (async function* () {})() };
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", file], io)).toBe(1);
@@ -90,8 +108,11 @@ describe("input must be valid UTF-8", () => {
 
   test("a byte-order mark at the start is still dropped, in CSV and JSONL", async () => {
     const { run, employees } = await setup();
-    expect(await run("employees", tempFile("csv", "\ufeffexternal_id,status\nA,active\n"))).toMatchObject({ ok: true, rows: 1 });
-    expect(await run("employees", tempFile("jsonl", '\ufeff{"external_id":"B","status":"active"}\n'))).toMatchObject({ ok: true, rows: 1 });
+    expect(await run("employees", tempFile("csv", "\ufeffexternal_id,first_name,last_name,status\nA,Ann,Lee,active\n"))).toMatchObject({ ok: true, rows: 1 });
+    expect(await run("employees", tempFile("jsonl", '\ufeff{"external_id":"B","first_name":"Bo","last_name":"Lee","status":"active"}\n'))).toMatchObject({
+      ok: true,
+      rows: 1,
+    });
     expect(await employees()).toHaveLength(2);
   });
 });
@@ -105,7 +126,7 @@ describe("a line or record over 1 MiB is an error", () => {
     expect(await run("employees", tempFile("jsonl", `${exact}\r\n`))).toMatchObject({ ok: true, rows: 1 });
     expect((await employees()).map((e) => e.status)).toEqual(["active"]);
 
-    const file = tempFile("jsonl", `${exact}\n${paddedLine("OVER", MiB + 1)}\n{"external_id":"C","status":"Active"}\n`);
+    const file = tempFile("jsonl", `${exact}\n${paddedLine("OVER", MiB + 1)}\n{"external_id":"C","first_name":"Cy","last_name":"Lee","status":"Active"}\n`);
     expect(await run("employees", file)).toEqual({
       ok: false,
       invalidRows: 2,
@@ -121,7 +142,7 @@ describe("a line or record over 1 MiB is an error", () => {
     const { run } = await setup();
     const ok = tempFile("json", `[\n${paddedLine("EXACT", MiB)}   \n]`);
     expect(await run("employees", ok)).toMatchObject({ ok: true, rows: 1 });
-    const file = tempFile("json", `[${paddedLine("EXACT", MiB)},\n${paddedLine("OVER", MiB + 1)}\n,\n{"external_id":"C"}]`);
+    const file = tempFile("json", `[${paddedLine("EXACT", MiB)},\n${paddedLine("OVER", MiB + 1)}\n,\n{"external_id":"C","first_name":"Cy","last_name":"Lee"}]`);
     expect(errorsOf(await run("employees", file))).toEqual([
       `${file}:2: row: is 1,048,577 bytes long; a record may be at most 1 MiB (1,048,576 bytes)`,
       `${file}:4: status: is required`,
@@ -130,10 +151,10 @@ describe("a line or record over 1 MiB is an error", () => {
 
   test("a CSV line of exactly 1 MiB is read (its field is then too long); a longer one stops reading at its line", async () => {
     const { run } = await setup();
-    const row = (bytes: number) => `A,active,${"x".repeat(bytes - "A,active,".length)}`;
-    const exact = tempFile("csv", `external_id,status,first_name\n${row(MiB)}\n`);
-    expect(errorsOf(await run("employees", exact))).toEqual([`${exact}:2: first_name: must be at most 255 characters, not 1,048,567`]);
-    const over = tempFile("csv", `external_id,status,first_name\r\nB,active,Ada\r\n${row(MiB + 1)}\r\nC,active,Alan\r\n`);
+    const row = (bytes: number) => `A,active,Lee,${"x".repeat(bytes - "A,active,Lee,".length)}`;
+    const exact = tempFile("csv", `external_id,status,last_name,first_name\n${row(MiB)}\n`);
+    expect(errorsOf(await run("employees", exact))).toEqual([`${exact}:2: first_name: must be at most 255 characters, not 1,048,563`]);
+    const over = tempFile("csv", `external_id,status,last_name,first_name\r\nB,active,Lovelace,Ada\r\n${row(MiB + 1)}\r\nC,active,Turing,Alan\r\n`);
     expect(errorsOf(await run("employees", over))).toEqual([
       `${over}:3: row: is 1,048,577 bytes long; a line may be at most 1 MiB (1,048,576 bytes) (reading stopped at this line)`,
     ]);
@@ -142,7 +163,10 @@ describe("a line or record over 1 MiB is an error", () => {
   test("a CSV record over 1 MiB on lines each under it stops reading at the line the record starts on", async () => {
     const { run } = await setup();
     const quoted = `"${Array.from({ length: 1100 }, () => "y".repeat(1000)).join("\r\n")}"`;
-    const file = tempFile("csv", `external_id,status,job_title\r\nA,active,Clerk\r\n\r\nB,active,${quoted}\r\nC,active,Clerk\r\n`);
+    const file = tempFile(
+      "csv",
+      `external_id,first_name,last_name,status,job_title\r\nA,Ann,Lee,active,Clerk\r\n\r\nB,Bo,Lee,active,${quoted}\r\nC,Cy,Lee,active,Clerk\r\n`,
+    );
     expect(errorsOf(await run("employees", file))).toEqual([
       `${file}:4: row: its fields come to over 1 MiB; a record may be at most 1 MiB (reading stopped at this line)`,
     ]);
@@ -165,13 +189,15 @@ describe("a text field over 255 characters is an error", () => {
 
     expect(await run("employees", tempFile("jsonl", `${JSON.stringify(good)}\n`))).toMatchObject({ ok: true, rows: 1 });
     expect(await employees()).toMatchObject([{ first_name: emoji, last_name: good.last_name, job_title: good.job_title }]);
-    const csv = tempFile("csv", `external_id,status,preferred_name\nA,active,${"p".repeat(256)}\n`);
+    const csv = tempFile("csv", `external_id,first_name,last_name,status,preferred_name\nA,Ann,Lee,active,${"p".repeat(256)}\n`);
     expect(errorsOf(await run("employees", csv))).toEqual([`${csv}:2: preferred_name: must be at most 255 characters, not 256`]);
   });
 
   test("bookings and closure days too: the leave type's name and the external ids, on the fast path as on the schema", async () => {
     const { run } = await setup();
-    expect(await run("employees", tempFile("jsonl", '{"external_id":"E1","status":"active"}\n'))).toMatchObject({ ok: true });
+    expect(await run("employees", tempFile("jsonl", '{"external_id":"E1","first_name":"Ann","last_name":"Lee","status":"active"}\n'))).toMatchObject({
+      ok: true,
+    });
     const booking = {
       external_id: "B1",
       employee_external_id: "E1",
@@ -208,7 +234,7 @@ describe("a text field over 255 characters is an error", () => {
 
   test("a record of thousands of unknown fields gets ten lines and a count; a long field name is shortened", async () => {
     const { run } = await setup();
-    const record: Record<string, unknown> = { external_id: "A", status: "active", ["k".repeat(5000)]: 1 };
+    const record: Record<string, unknown> = { external_id: "A", first_name: "Ann", last_name: "Lee", status: "active", ["k".repeat(5000)]: 1 };
     for (let i = 0; i < 20_000; i++) record[`f${i}`] = i;
     const file = tempFile("jsonl", `${JSON.stringify(record)}\n`);
     const errors = errorsOf(await run("employees", file));

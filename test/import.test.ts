@@ -94,7 +94,7 @@ describe("formats", () => {
     const { world, org, run } = await setup();
     const file = tempFile(
       "json",
-      '[\n  {"external_id": "A", "status": "active"},\n  {\n    "external_id": "B",\n    "status": "Active"\n  },\n  {"external_id": "C", "status": "active", "start_date": "2026-13-01"}\n]',
+      '[\n  {"external_id": "A", "first_name": "Ann", "last_name": "Lee", "status": "active"},\n  {\n    "external_id": "B", "first_name": "Bo", "last_name": "Lee",\n    "status": "Active"\n  },\n  {"external_id": "C", "first_name": "Cy", "last_name": "Lee", "status": "active", "start_date": "2026-13-01"}\n]',
     );
     const outcome = await run("employees", file);
     expect(outcome).toEqual({
@@ -127,7 +127,7 @@ describe("formats", () => {
     const { world, org, run } = await setup();
     const file = tempFile(
       "csv",
-      'external_id,job_title,status,start_date\r\nA,"Engineer,\r\nsecond line\r\nthird line",active,2026-01-05\r\n\r\nB,Analyst,active,2026-02-30\r\nC,"quoted ""x""",retired!,\r\n',
+      'external_id,first_name,last_name,job_title,status,start_date\r\nA,Ann,Lee,"Engineer,\r\nsecond line\r\nthird line",active,2026-01-05\r\n\r\nB,Bo,Lee,Analyst,active,2026-02-30\r\nC,Cy,Lee,"quoted ""x""",retired!,\r\n',
     );
     const outcome = await run("employees", file);
     expect(outcome).toMatchObject({ ok: false, invalidRows: 2 });
@@ -159,8 +159,8 @@ describe("formats", () => {
 
   test("a CSV row with the wrong number of fields is an error on its line", async () => {
     const { run } = await setup();
-    const file = tempFile("csv", "external_id,status\nA,active\nB,active,extra\n");
-    expect(await run("employees", file)).toEqual({ ok: false, invalidRows: 1, errors: [`${file}:3: row: has 3 fields; the header has 2`] });
+    const file = tempFile("csv", "external_id,first_name,last_name,status\nA,Ann,Lee,active\nB,Bo,Lee,active,extra\n");
+    expect(await run("employees", file)).toEqual({ ok: false, invalidRows: 1, errors: [`${file}:3: row: has 5 fields; the header has 4`] });
   });
 });
 
@@ -170,9 +170,9 @@ describe("all or nothing", () => {
     const file = tempFile(
       "jsonl",
       jsonl([
-        { external_id: "A", status: "active" },
-        { external_id: "B", status: "active", holiday_calendar: "gb-eng" },
-        { external_id: "C", status: "active" },
+        { external_id: "A", first_name: "Ann", last_name: "Lee", status: "active" },
+        { external_id: "B", first_name: "Bo", last_name: "Lee", status: "active", holiday_calendar: "gb-eng" },
+        { external_id: "C", first_name: "Cy", last_name: "Lee", status: "active" },
       ]),
     );
     const outcome = await run("employees", file);
@@ -216,8 +216,13 @@ describe("all or nothing", () => {
 
   test("unknown fields are refused, with a hint for a likely typo; updated_at is ignored", async () => {
     const { world, org, run } = await setup();
-    const typo = tempFile("jsonl", jsonl([{ external_id: "A", status: "active", frist_name: "Ada" }]));
-    expect(await run("employees", typo)).toEqual({ ok: false, invalidRows: 1, errors: [`${typo}:1: frist_name: unknown field; did you mean first_name?`] });
+    const typo = tempFile("jsonl", jsonl([{ external_id: "A", status: "active", frist_name: "Ada", last_name: "Lovelace" }]));
+    // The misspelt column leaves the record without its first_name, which is required too.
+    expect(await run("employees", typo)).toEqual({
+      ok: false,
+      invalidRows: 1,
+      errors: [`${typo}:1: frist_name: unknown field; did you mean first_name?`, `${typo}:1: first_name: is required and must not be empty`],
+    });
     const nested = tempFile(
       "jsonl",
       jsonl([
@@ -232,14 +237,17 @@ describe("all or nothing", () => {
       ]),
     );
     expect(await run("leave", nested)).toMatchObject({ ok: false, errors: [`${nested}:1: leave_type.is_payed: unknown field; did you mean is_paid?`] });
-    const exported = tempFile("jsonl", jsonl([{ external_id: "A", status: "active", updated_at: "2026-03-01T09:30:00.000Z" }]));
+    const exported = tempFile(
+      "jsonl",
+      jsonl([{ external_id: "A", first_name: "Ann", last_name: "Lee", status: "active", updated_at: "2026-03-01T09:30:00.000Z" }]),
+    );
     expectOk(await run("employees", exported));
     expect((await employees(world, org))[0]?.updated_at).toBe(world.clock.now());
   });
 
   test("a booking of an unknown or deleted employee is an error on employee_id", async () => {
     const { org, run } = await setup();
-    expectOk(await run("employees", tempFile("jsonl", jsonl([{ external_id: "GONE", status: "active" }]))));
+    expectOk(await run("employees", tempFile("jsonl", jsonl([{ external_id: "GONE", first_name: "Ann", last_name: "Lee", status: "active" }]))));
     expectOk(await run("employees", tempFile("jsonl", jsonl([{ external_id: "GONE", deleted: true }]))));
     const someone = derivedId(org, "employee", "SOMEONE");
     const file = tempFile(
@@ -556,7 +564,7 @@ describe("importRecords", () => {
       kind: "employees",
       label: "memory",
       records: [
-        { line: 10, record: { external_id: "A", status: "active" } },
+        { line: 10, record: { external_id: "A", first_name: "Ann", last_name: "Lee", status: "active" } },
         { line: 11, record: [1, 2] },
       ],
       onProgress: (rows) => seen.push(rows),
@@ -634,7 +642,9 @@ describe("leaveapi import", () => {
     expect(await main(["--db", db, "--json", "org", "create", "--name", "Acme"], created.io)).toBe(0);
     const org = (JSON.parse(created.out[0]!) as { id: string }).id;
 
-    const bad = fakeIo('{"external_id": "A"}\n\n{"external_id": "B", "status": "active", "colour": "red"}\n');
+    const bad = fakeIo(
+      '{"external_id": "A", "first_name": "Ann", "last_name": "Lee"}\n\n{"external_id": "B", "first_name": "Bo", "last_name": "Lee", "status": "active", "colour": "red"}\n',
+    );
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", "-"], bad.io)).toBe(1);
     expect(bad.err).toEqual([
       "stdin:1: status: is required",

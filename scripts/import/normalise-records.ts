@@ -212,11 +212,14 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   if (deleted) return deleteRow(record, "employee", options, problems);
   const before = problems.length;
   const e = parseField(employeeFields, record, "", problems);
-  // A name given is a name: "" or blanks are refused. null (an empty CSV cell) stays
-  // allowed: the API's field is nullable, for a source that does not have the name.
+  // An imported employee has a name (docs/cli.md, "Employees files"): missing, null (an
+  // empty CSV cell), "" and blanks are all refused. The API's field stays nullable, for
+  // records a host-owned store serves.
   for (const field of ["first_name", "last_name"] as const) {
     const value = record[field];
-    if (typeof value === "string" && value.trim() === "") problems.push({ field, problem: "must not be empty (leave it out, or null, when unknown)" });
+    if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
+      problems.push({ field, problem: "is required and must not be empty" });
+    }
   }
   if (e?.start_date && e.leaving_date && e.leaving_date < e.start_date) {
     problems.push({ field: "leaving_date", problem: `is before start_date ${e.start_date}` });
