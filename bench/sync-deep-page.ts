@@ -19,7 +19,7 @@ await store.migrate();
 const org = crypto.randomUUID();
 await store.createOrganisation({ id: org, name: "X", api_enabled: true, created_at: 0 });
 const N = 50_000;
-const rows = Array.from({ length: N }, (_, i) => ({
+const rows = Array.from({ length: N }, () => ({
   id: crypto.randomUUID(),
   external_id: null,
   first_name: "A",

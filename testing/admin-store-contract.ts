@@ -7,9 +7,7 @@
  */
 import type { AdminStore } from "../lib/admin-store.ts";
 import { digestSecret, mintClient } from "../lib/credentials.ts";
-import type { Scope } from "../lib/scopes.ts";
-import type { AccessTokenGrant, Organisation, Store } from "../lib/store.ts";
-import type { StoredClient } from "../lib/store-contents.ts";
+import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import { T0, fixtureUuid } from "./contract-fixture.ts";
 import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, runAdminLifecycleCases, tokenDigest, withoutSecret } from "./admin-lifecycle-contract.ts";
 import { rejectionOf, runImportWriterCases } from "./import-writer-contract.ts";
