@@ -142,6 +142,18 @@ describe("every problem as FILE:LINE: field", () => {
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, problems: [`${join(scratch.dir, "absent.csv")}: cannot read: no such file`] });
   });
+
+  test("--json prints one document when the organisation is unknown, too", async () => {
+    const path = file("jsonl", `${JSON.stringify({ external_id: "J2", first_name: "Ada", last_name: "L", status: "active" })}\n`);
+    const unknown = "6f1f3a52-2d53-4d3c-9a43-2b8f0e3f5a10";
+    const result = await runCli([...db, "import", "--org", unknown, "--kind", "employees", path, "--json"]);
+    expect(result.code).toBe(1);
+    const document = JSON.parse(result.stdout) as { ok: boolean; problems: string[] };
+    expect(document.ok).toBe(false);
+    expect(document.problems).toHaveLength(1);
+    expect(document.problems[0]).toContain(unknown);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
 });
 
 describe("public holidays", () => {

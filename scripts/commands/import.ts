@@ -47,52 +47,69 @@ Every problem is reported on stderr as FILE:LINE: field: what is wrong (a CSV he
 at line 1), and then nothing is written. Importing the same data again changes nothing.
 The summary names each public-holiday calendar-year the file replaced. With --json, one
 document on stdout: the counts, or {"ok": false, "problems": [...]}.`,
-  async run(ctx) {
-    const { values, positionals } = parseCommandArgs(
-      ctx.args,
-      { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" }, "dry-run": { type: "boolean" } },
-      USAGE,
-      1,
-    );
-    const given = requireValue(values.org, "--org", USAGE);
-    const kind: ImportKind = oneOf(requireValue(values.kind, "--kind", USAGE), IMPORT_KINDS, "--kind");
-    const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
-    const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
-    const dryRun = values["dry-run"] === true;
-    await withMigratedStore(ctx, async (store) => {
-      const org = await organisationNamed(store, given);
-      const outcome = await importFile(store, {
-        organisationId: org.id,
-        kind,
-        file,
-        format,
-        dryRun,
-        stdin: ctx.io.stdin,
-        // Drawn with \r on the terminal only; never in logs or pipes.
-        progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
-      }).catch((error: unknown) => {
-        // The database refused the writes (read-only file, full disk, lost connection): one
-        // line that names it and why, never "unexpected failure" and a stack trace.
-        const { kind, label } = locateStore(ctx.global, ctx.io.env);
-        const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
-        const problem = `import failed on the ${kind} database ${label}: ${reason}; nothing was written`;
-        if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
-        throw new CommandError(problem);
-      });
-      if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined });
-      const { rows, counts } = outcome;
-      const holidays = outcome.publicHolidays ?? [];
-      const json = { ok: true, dry_run: dryRun, rows, ...counts, public_holidays: holidays };
-      report(ctx, json, () =>
-        [
-          `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
-          ...holidays.map(describeReplacement),
-          ...(dryRun ? ["dry run: nothing was written"] : []),
-        ].join("\n"),
-      );
-    });
+  async run(outer) {
+    // With --json a failure prints one document too, whatever failed (an unknown --org, a
+    // database that cannot be opened): the paths below that print their own are counted.
+    let printed = false;
+    const out = (text: string) => {
+      printed = true;
+      outer.io.out(text);
+    };
+    const ctx: CommandContext = { ...outer, io: { ...outer.io, out } };
+    try {
+      await importCommandBody(ctx);
+    } catch (error) {
+      if (ctx.global.json && !printed && error instanceof CommandError) ctx.io.out(JSON.stringify({ ok: false, problems: [error.message] }, null, 2));
+      throw error;
+    }
   },
 };
+
+async function importCommandBody(ctx: CommandContext): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    ctx.args,
+    { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" }, "dry-run": { type: "boolean" } },
+    USAGE,
+    1,
+  );
+  const given = requireValue(values.org, "--org", USAGE);
+  const kind: ImportKind = oneOf(requireValue(values.kind, "--kind", USAGE), IMPORT_KINDS, "--kind");
+  const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
+  const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
+  const dryRun = values["dry-run"] === true;
+  await withMigratedStore(ctx, async (store) => {
+    const org = await organisationNamed(store, given);
+    const outcome = await importFile(store, {
+      organisationId: org.id,
+      kind,
+      file,
+      format,
+      dryRun,
+      stdin: ctx.io.stdin,
+      // Drawn with \r on the terminal only; never in logs or pipes.
+      progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
+    }).catch((error: unknown) => {
+      // The database refused the writes (read-only file, full disk, lost connection): one
+      // line that names it and why, never "unexpected failure" and a stack trace.
+      const { kind, label } = locateStore(ctx.global, ctx.io.env);
+      const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
+      const problem = `import failed on the ${kind} database ${label}: ${reason}; nothing was written`;
+      if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
+      throw new CommandError(problem);
+    });
+    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined });
+    const { rows, counts } = outcome;
+    const holidays = outcome.publicHolidays ?? [];
+    const json = { ok: true, dry_run: dryRun, rows, ...counts, public_holidays: holidays };
+    report(ctx, json, () =>
+      [
+        `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
+        ...holidays.map(describeReplacement),
+        ...(dryRun ? ["dry run: nothing was written"] : []),
+      ].join("\n"),
+    );
+  });
+}
 
 /** One line per public-holiday calendar-year set: what replaced the shipped set, and what that hides. */
 function describeReplacement(r: PublicHolidayReplacement): string {
