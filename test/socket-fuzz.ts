@@ -425,7 +425,9 @@ function jsonProblem(c: SocketCase, answer: Answer, first: boolean): string | nu
   const h = answer.headers;
   if (answer.status >= 500) return `a ${answer.status}`;
   if (answer.status >= 300 && answer.status < 400) return "a redirect";
-  if (h.get("cache-control") !== "no-store") return "no Cache-Control: no-store";
+  // The docs script is the one answer that may be kept and revalidated (docs/api.md, "HTTP behaviour").
+  const cacheControl = first && answer.status === 200 && c.pathname === DOCS_SCRIPT_PATH ? "no-cache" : "no-store";
+  if (h.get("cache-control") !== cacheControl) return `no Cache-Control: ${cacheControl}`;
   if (h.get("x-content-type-options") !== "nosniff") return "no X-Content-Type-Options: nosniff";
   const id = h.get("x-request-id") ?? "";
   if (!REQUEST_ID.test(id)) return "no X-Request-Id";
