@@ -79,7 +79,7 @@ for (const { processZone, sessionZone } of CASES) {
     const url = sessionZone === undefined ? baseUrl : withSessionTimeZone(baseUrl, sessionZone);
     const options = { env: { TZ: processZone } };
     const db = ["--database-url", url];
-    const org = await runJson<{ id: string }>([...db, "org", "create", "--name", `Zone ${processZone}`], options);
+    const org = await runJson<{ id: string }>([...db, "org", "create", "--name", `Zone ${processZone} / ${sessionZone ?? "server"}`], options);
     await runJson([...db, "org", "enable-api", org.id], options);
     const creds = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org.id], options);
     for (const [kind, record] of [
