@@ -5,28 +5,45 @@
  */
 import type { EmployeeJson } from "./api-schemas.ts";
 import { notFound } from "./errors.ts";
-import { readKeysetPage, type Page } from "./keyset-page.ts";
+import { readListPage, type KeysetPosition, type Page } from "./keyset-page.ts";
+import type { PageText } from "./record-text.ts";
 import { employeeJson } from "./records.ts";
 import type { EmployeesParams } from "./request-params.ts";
-import type { Store } from "./store.ts";
+import type { EmployeePageQuery, Store } from "./store.ts";
 
-/** One page of the organisation's employees; throws 400 `cursor` for a cursor made for other filters. */
-export function listEmployeePage(
-  store: Pick<Store, "installationKey" | "listEmployees">,
+/**
+ * One page of the organisation's employees; throws 400 `cursor` for a cursor made for
+ * other filters. A store that keeps records as JSON text answers it as text (the same
+ * bytes once serialized).
+ */
+export async function listEmployeePage(
+  store: Pick<Store, "installationKey" | "listEmployees" | "listEmployeesText">,
   organisationId: string,
   params: EmployeesParams,
-): Promise<Page<EmployeeJson>> {
+): Promise<Page<EmployeeJson> | PageText> {
   const { status, updated_since } = params;
-  return readKeysetPage(store, {
-    binding: { organisationId, endpoint: "employees", filters: { status, updated_since } },
-    cursor: params.cursor,
-    limit: params.limit,
-    sortKey: "number",
-    fetch: (after, limit) =>
-      store.listEmployees({ organisationId, status, updatedSince: updated_since, after: after && { updatedAt: after[0], id: after[1] }, limit }),
-    position: (employee) => [employee.updated_at, employee.id],
-    shape: employeeJson,
+  const binding = { organisationId, endpoint: "employees", filters: { status, updated_since } };
+  const query = (after: KeysetPosition<"number"> | undefined, limit: number): EmployeePageQuery => ({
+    organisationId,
+    status,
+    updatedSince: updated_since,
+    after: after && { updatedAt: after[0], id: after[1] },
+    limit,
   });
+  return readListPage(
+    store,
+    {
+      binding,
+      cursor: params.cursor,
+      limit: params.limit,
+      sortKey: "number",
+      fetch: (after, n) => store.listEmployees(query(after, n)),
+      position: (employee) => [employee.updated_at, employee.id],
+      shape: employeeJson,
+    },
+    // Called on the store, not taken off it: a host's store may be a class.
+    store.listEmployeesText && ((after, n) => store.listEmployeesText!(query(after, n))),
+  );
 }
 
 /** One employee of the organisation by its lower-case id; throws 404 when there is none (or it is deleted). */

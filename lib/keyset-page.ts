@@ -6,6 +6,7 @@
  */
 import { invalidParam } from "./errors.ts";
 import { decodeCursor, encodeCursor, type CursorBinding } from "./cursor-codec.ts";
+import { pageText, type PageText, type RecordText } from "./record-text.ts";
 import type { Store } from "./store.ts";
 
 /** One page of a list endpoint as its v1 JSON body. */
@@ -61,4 +62,18 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
   const records = hasMore ? rows.slice(0, limit) : rows;
   const next = hasMore ? encodeCursor(key, binding, spec.position(records[records.length - 1]!)) : null;
   return { has_more: hasMore, next_cursor: next, data: records.map(spec.shape) };
+}
+
+/**
+ * A page read from the store's text form of the list (lib/record-text.ts) when `fetchText`
+ * is given, else from its records as `spec` says: the same page either way, once serialized.
+ */
+export async function readListPage<K extends keyof SortKeyTypes, T, J>(
+  store: Pick<Store, "installationKey">,
+  spec: KeysetPageSpec<K, T, J>,
+  fetchText: ((after: KeysetPosition<K> | undefined, limit: number) => Promise<RecordText<SortKeyTypes[K]>[]>) | undefined,
+): Promise<Page<J> | PageText> {
+  if (!fetchText) return readKeysetPage(store, spec);
+  const page = await readKeysetPage(store, { ...spec, fetch: fetchText, position: (r) => [r.key, r.id], shape: (r) => r.json });
+  return pageText(page);
 }

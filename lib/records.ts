@@ -38,7 +38,8 @@ const instantOrNull = (ms: number | null) => (ms === null ? null : formatInstant
 // many times over; the last one formatted is kept (toISOString was 7% of a page's time).
 let lastInstant = Number.NaN;
 let lastInstantText = "";
-function formatUpdatedAt(ms: number): string {
+/** `formatInstant`, remembering the last instant formatted: a page's records mostly share theirs. */
+export function formatUpdatedAt(ms: number): string {
   if (ms !== lastInstant) {
     lastInstantText = formatInstant(ms);
     lastInstant = ms;

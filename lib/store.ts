@@ -7,6 +7,7 @@
  * strings; ids are lower-case UUIDs; deleted records never come back from a read;
  * a store that cannot reach its database throws `StoreUnavailableError`.
  */
+import type { RecordText } from "./record-text.ts";
 import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveStatus } from "./records.ts";
 import type { Scope } from "./scopes.ts";
 
@@ -148,6 +149,14 @@ export interface Store {
    */
   listEmployees(query: EmployeePageQuery): Promise<EmployeeRecord[]>;
 
+  /**
+   * Optional: the records `listEmployees` answers for the same query, each as its JSON
+   * text (lib/record-text.ts), for a store that keeps that text ready: the page is then
+   * joined rather than built and serialized. The text must be exactly `JSON.stringify` of
+   * the record's v1 JSON; `runStoreContract` checks it against `listEmployees`.
+   */
+  listEmployeesText?(query: EmployeePageQuery): Promise<RecordText<number>[]>;
+
   /** One non-deleted employee of the organisation, or `null`. */
   findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null>;
 
@@ -157,6 +166,9 @@ export interface Store {
    * non-deleted employee, whose leave type has category `annual`.
    */
   listOverlappingLeave(query: LeavePageQuery): Promise<LeaveBookingRecord[]>;
+
+  /** Optional: `listOverlappingLeave` as JSON text, as `listEmployeesText` is to `listEmployees`. */
+  listOverlappingLeaveText?(query: LeavePageQuery): Promise<RecordText<string>[]>;
 
   /**
    * Up to `limit` tombstones of the organisation's records of `resource`, in ascending

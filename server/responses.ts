@@ -3,6 +3,7 @@
  * place an `ApiError` becomes a JSON body.
  */
 import { ApiError } from "../lib/errors.ts";
+import { isPageText } from "../lib/record-text.ts";
 import { holdsSecretMarker } from "../lib/url-credentials.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -17,8 +18,9 @@ export function requestIdFor(req: Pick<Request, "headers">): string {
   return incoming !== null && REQUEST_ID_PATTERN.test(incoming) && !holdsSecretMarker(incoming) ? incoming : crypto.randomUUID();
 }
 
+/** A JSON answer; a body already written as text (lib/record-text.ts, a page a store kept ready) is sent as it is. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(isPageText(body) ? body.pageJson : JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
   });

@@ -191,7 +191,9 @@ describe("failures", () => {
     const entries: RequestLogEntry[] = [];
     const world = await createWorld({ log: (entry) => entries.push(entry) });
     const { get } = await authorisedOrganisation(world);
-    world.store.listEmployees = () => Promise.reject(new Error("SQL near 'secret_table': syntax error"));
+    const failing = () => Promise.reject(new Error("SQL near 'secret_table': syntax error"));
+    world.store.listEmployees = failing;
+    world.store.listEmployeesText = failing;
     const res = await get("/v1/employees", { "X-Request-Id": "req-500" });
     expect(res.status).toBe(500);
     const text = await res.text();

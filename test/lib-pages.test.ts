@@ -10,6 +10,7 @@ import { createMemoryStore } from "../adapters/memory-store.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
 import type { Page } from "../lib/keyset-page.ts";
+import { pageOf } from "../lib/record-text.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import type { EmployeesParams, LeaveParams } from "../lib/request-params.ts";
 import { QUERY_RANGE, STANDARD_IDS, standardFixture } from "../testing/contract-fixture.ts";
@@ -18,8 +19,9 @@ const store = createMemoryStore(standardFixture());
 const ORG = STANDARD_IDS.orgA;
 const OTHER_ORG = STANDARD_IDS.orgB;
 
-const employees = (params: Partial<EmployeesParams>, organisationId: string = ORG) => listEmployeePage(store, organisationId, { limit: 500, ...params });
-const leave = (params: Partial<LeaveParams>) => listLeavePage(store, ORG, { ...QUERY_RANGE, limit: 500, ...params });
+const employees = async (params: Partial<EmployeesParams>, organisationId: string = ORG) =>
+  pageOf(await listEmployeePage(store, organisationId, { limit: 500, ...params }));
+const leave = async (params: Partial<LeaveParams>) => pageOf(await listLeavePage(store, ORG, { ...QUERY_RANGE, limit: 500, ...params }));
 
 /** Every page from the first, following next_cursor. */
 async function allPages<J>(read: (cursor: string | undefined) => Promise<Page<J>>): Promise<Page<J>[]> {

@@ -1,5 +1,5 @@
 /**
- * Migration 0002 froze the leave page index as literal SQL (adapters/sql/migrations.ts);
+ * Migration 0006 froze the leave page index as literal SQL (adapters/sql/migrations.ts);
  * the page query builds its span-class expression from live code
  * (adapters/sql/leave-span-classes.ts). The planner uses the index only when the two are
  * the same expression, so on SQLite and on Postgres this reads the index the migrated
@@ -18,9 +18,9 @@ import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
 /** The index's columns as the page query names them: the span class as its expression. */
 const indexColumns = (caps: SqlCapabilities) => LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
 
-/** One arm of the leave page (leave-page-queries.ts): one class, its keyset range, the overlap test. */
+/** One arm of the leave page as text (leave-page-queries.ts): one class, its keyset range, the overlap test. */
 const armQuery = (caps: SqlCapabilities) =>
-  sql.raw(`select id, start_date, days, status from leave_bookings
+  sql.raw(`select id, employee_id, leave_type_id, start_date, updated_at, rendered from leave_bookings
     where organisation_id = 'org' and (${spanClassExpression(caps)}) = 3
       and start_date >= '2026-01-01' and start_date <= '2026-02-01' and end_date >= '2026-01-10' and deleted_at is null
     order by start_date, id limit 100`);
@@ -47,6 +47,23 @@ describe("SQLite: the migrated page index is the page query's", () => {
       expect(rows.map((r) => r.detail)).toEqual([
         "SEARCH leave_bookings USING COVERING INDEX leave_bookings_page (organisation_id=? AND <expr>=? AND start_date>? AND start_date<?)",
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("SQLite: the employees page reads one index", () => {
+  test("a page as text, with a status filter and past a cursor, is a covering search of employees_page", async () => {
+    const store = openSqliteStore({ filename: ":memory:" });
+    try {
+      await store.migrate();
+      const db = sqlConnectionOf(store);
+      const { rows } = await sql<{ detail: string }>`explain query plan
+        select id, updated_at, rendered from employees
+        where organisation_id = 'org' and deleted_at is null and status = 'active' and (updated_at, id) > (0, '')
+        order by updated_at, id limit 101`.execute(db);
+      expect(rows.map((r) => r.detail)).toEqual(["SEARCH employees USING COVERING INDEX employees_page (organisation_id=? AND (updated_at,id)>(?,?))"]);
     } finally {
       await store.close();
     }

@@ -29,6 +29,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/openapi.test.ts",
   "test/query-params.test.ts",
   "test/rate-event-sweep.test.ts",
+  "test/record-text.test.ts",
   "test/rate-limits.test.ts",
   "test/request-guards.test.ts",
   "test/request-limits.test.ts",

@@ -90,9 +90,9 @@ describe("the hand-written import rules name the declared fields", () => {
 
 describe("the migrated SQL tables hold the declared fields", () => {
   const tables: [string, FieldSpecs, string[]][] = [
-    ["employees", EMPLOYEE_FIELDS, ["organisation_id", "content_digest", "updated_at", "deleted_at"]],
+    ["employees", EMPLOYEE_FIELDS, ["organisation_id", "content_digest", "updated_at", "deleted_at", "rendered"]],
     ["leave_types", LEAVE_TYPE_FIELDS, ["organisation_id", "updated_at"]],
-    ["leave_bookings", LEAVE_BOOKING_FIELDS, ["organisation_id", "content_digest", "updated_at", "deleted_at"]],
+    ["leave_bookings", LEAVE_BOOKING_FIELDS, ["organisation_id", "content_digest", "updated_at", "deleted_at", "rendered"]],
     ["closure_days", HOLIDAY_ENTRY_FIELDS, ["organisation_id", "content_digest", "updated_at", "deleted_at"]],
   ];
 

@@ -4,7 +4,7 @@
  * a host application proves its own Store the same way. The test framework is passed in
  * (bun:test, vitest or jest) and only common jest-style matchers are used.
  */
-import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
+import { employeeJson, leaveBookingJson, type ClosureDayRecord, type EmployeeRecord, type LeaveBookingRecord } from "../lib/records.ts";
 import type { ClientCredentials, DeletionPageQuery, EmployeePageQuery, LeavePageQuery, RateDecision, Store } from "../lib/store.ts";
 import { QUERY_RANGE, STANDARD_IDS, T0, U, standardFixture, type ContractFixture } from "./contract-fixture.ts";
 
@@ -109,10 +109,28 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
     }
   };
 
-  const employees = (store: Store, q: Partial<EmployeePageQuery> = {}) => store.listEmployees({ organisationId: I.orgA, limit: 100, ...q });
+  // Every read of a page also asks the store's text form of it, where it has one
+  // (lib/record-text.ts), which must be the records' JSON to the byte.
+  const employees = async (store: Store, q: Partial<EmployeePageQuery> = {}) => {
+    const query = { organisationId: I.orgA, limit: 100, ...q };
+    const records = await store.listEmployees(query);
+    if (store.listEmployeesText) {
+      expect(await store.listEmployeesText(query)).toEqual(records.map((e) => ({ key: e.updated_at, id: e.id, json: JSON.stringify(employeeJson(e)) })));
+    }
+    return records;
+  };
   const deletions = (store: Store, q: Partial<DeletionPageQuery> = {}) =>
     store.listDeletions({ organisationId: I.orgA, resource: "leave-requests", deletedSince: T0, limit: 100, ...q });
-  const leave = (store: Store, q: Partial<LeavePageQuery> = {}) => store.listOverlappingLeave({ organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q });
+  const leave = async (store: Store, q: Partial<LeavePageQuery> = {}) => {
+    const query = { organisationId: I.orgA, ...QUERY_RANGE, limit: 100, ...q };
+    const records = await store.listOverlappingLeave(query);
+    if (store.listOverlappingLeaveText) {
+      expect(await store.listOverlappingLeaveText(query)).toEqual(
+        records.map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) })),
+      );
+    }
+    return records;
+  };
 
   describe(`Store contract: ${options.name}`, () => {
     describe("installationKey", () => {

@@ -24,9 +24,10 @@ export function spanClassExpression(caps: SqlCapabilities): string {
 /**
  * The leave page's index: the scan's keys first (organisation, class, then page order,
  * then the overlap test's end_date), then every other column the page filters on or
- * returns, so that a page never reads the table. "span_class" stands for
- * spanClassExpression(). Migration 0002 froze this list; test/migrations-frozen.test.ts
- * holds the migrated index to it.
+ * returns (the booking's body as text, lib/record-text.ts), so that a page never reads
+ * the table. "span_class" stands for spanClassExpression(). Migration 0006 froze this
+ * list (0002's held the body's columns); test/migrations-frozen.test.ts holds the
+ * migrated index to it.
  */
 export const LEAVE_PAGE_INDEX_COLUMNS = [
   "organisation_id",
@@ -39,12 +40,5 @@ export const LEAVE_PAGE_INDEX_COLUMNS = [
   "leave_type_id",
   "status",
   "updated_at",
-  "days",
-  "start_half_day",
-  "start_half_period",
-  "end_half_day",
-  "end_half_period",
-  "requested_at",
-  "reviewed_at",
-  "cancelled_at",
+  "rendered",
 ] as const;

@@ -4,12 +4,13 @@
  * also serve the import writer inside its transaction.
  */
 import type { Kysely } from "kysely";
-import type { ClosureDayRecord } from "../../lib/records.ts";
-import type { ImportedPublicHoliday, Store } from "../../lib/store.ts";
+import { employeeText, type RecordText } from "../../lib/record-text.ts";
+import { employeeJson, type ClosureDayRecord, type EmployeeRecord } from "../../lib/records.ts";
+import type { EmployeePageQuery, ImportedPublicHoliday, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
-import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, toClosureDay, toEmployee } from "./row-mapping.ts";
+import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, instant, toClosureDay, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
-import type { Tables } from "./tables.ts";
+import type { EmployeesTable, Tables } from "./tables.ts";
 
 interface EmployeePageValues {
   organisationId: string;
@@ -20,14 +21,19 @@ interface EmployeePageValues {
   limit: number;
 }
 
-const employeePageQuery = defineQuery<EmployeePageValues>()((s, db) => {
-  let query = db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
-  if (s.status) query = query.where("status", "=", s.status);
-  if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
-  const { afterUpdatedAt, afterId } = s;
-  if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
-  return query.orderBy("updated_at").orderBy("id").limit(s.limit);
-});
+/** The employees page over `columns`: one scan of the page index (migration 0006), which covers it as text. */
+const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(columns: C) =>
+  defineQuery<EmployeePageValues>()((s, db) => {
+    let query = db.selectFrom("employees").select(columns).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
+    if (s.status) query = query.where("status", "=", s.status);
+    if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
+    const { afterUpdatedAt, afterId } = s;
+    if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
+    return query.orderBy("updated_at").orderBy("id").limit(s.limit);
+  });
+
+const employeePageQuery = employeePageQueryOf(EMPLOYEE_COLUMNS);
+const employeeTextQuery = employeePageQueryOf(["id", "updated_at", "rendered"] as const);
 
 const employeeQuery = defineQuery<{ organisationId: string; id: string }>()((s, db) =>
   db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", s.organisationId).where("id", "=", s.id).where("deleted_at", "is", null),
@@ -81,19 +87,31 @@ function sinceNotImpliedByCursor(q: { updatedSince?: number; after?: { updatedAt
 
 export function readQueries(
   ctx: SqlContext,
-): Pick<Store, "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
+): Pick<Store, "listEmployees" | "listEmployeesText" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
+  const pageValues = (q: EmployeePageQuery): EmployeePageValues => ({
+    organisationId: q.organisationId,
+    status: q.status,
+    updatedSince: sinceNotImpliedByCursor(q),
+    afterUpdatedAt: q.after?.updatedAt,
+    afterId: q.after?.id,
+    limit: q.limit,
+  });
+  const listEmployees = (q: EmployeePageQuery) =>
+    ctx.guard(async (): Promise<EmployeeRecord[]> => (await ctx.replica.rows(employeePageQuery, pageValues(q))).map(toEmployee));
   return {
-    listEmployees: (q) =>
-      ctx.guard(async () => {
-        const rows = await ctx.replica.rows(employeePageQuery, {
-          organisationId: q.organisationId,
-          status: q.status,
-          updatedSince: sinceNotImpliedByCursor(q),
-          afterUpdatedAt: q.after?.updatedAt,
-          afterId: q.after?.id,
-          limit: q.limit,
-        });
-        return rows.map(toEmployee);
+    listEmployees,
+
+    listEmployeesText: (q) =>
+      ctx.guard(async (): Promise<RecordText<number>[]> => {
+        const rows = await ctx.replica.rows(employeeTextQuery, pageValues(q));
+        if (rows.every((r) => r.rendered !== null)) {
+          return rows.map((r) => {
+            const updatedAt = instant(r.updated_at);
+            return { key: updatedAt, id: r.id, json: employeeText(r.id, r.rendered!, updatedAt) };
+          });
+        }
+        // An employee not rendered yet: the page is read as records and written out here.
+        return (await listEmployees(q)).map((e) => ({ key: e.updated_at, id: e.id, json: JSON.stringify(employeeJson(e)) }));
       }),
 
     findEmployee: (organisationId, id) =>

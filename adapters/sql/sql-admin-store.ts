@@ -11,6 +11,7 @@ import { withPageCache } from "./fast-paths.ts";
 import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
 import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
+import { renderMissingBodies } from "./render-bodies.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
 import { createSqlStore } from "./sql-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
@@ -162,6 +163,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
         if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
         const { error } = await migratorOf(ctx).migrateToLatest();
         if (error) throw error instanceof Error ? error : new Error(String(error));
+        await renderMissingBodies(db);
       }),
 
     createOrganisation: (org: Organisation) =>

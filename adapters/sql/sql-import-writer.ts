@@ -10,6 +10,7 @@ import { sql, type Expression, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, WriteCounts } from "../../lib/admin-store.ts";
+import { employeeBody, leaveBody } from "../../lib/record-text.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
   columnOf,
@@ -60,6 +61,11 @@ function columnWriter<F extends FieldSpecs>(fields: F, boolValue: (b: boolean) =
   };
 }
 
+/** `columns` and the record's JSON body (lib/record-text.ts), which a page reads instead of the columns. */
+function withRenderedBody<T>(columns: (row: T) => object, body: (row: T) => string): (row: T) => Record<string, unknown> {
+  return (row) => ({ ...columns(row), rendered: body(row) });
+}
+
 interface Digest<T> {
   row: T;
   id: string;
@@ -79,8 +85,8 @@ export class SqlImportWriter implements ImportWriter {
   ) {
     this.statements = new CompiledQueries(db, caps);
     this.columns = {
-      employees: columnWriter(EMPLOYEE_FIELDS, boolValue),
-      bookings: columnWriter(LEAVE_BOOKING_FIELDS, boolValue),
+      employees: withRenderedBody(columnWriter(EMPLOYEE_FIELDS, boolValue), employeeBody),
+      bookings: withRenderedBody(columnWriter(LEAVE_BOOKING_FIELDS, boolValue), leaveBody),
       closureDays: columnWriter(HOLIDAY_ENTRY_FIELDS, boolValue),
       leaveTypes: columnWriter(LEAVE_TYPE_FIELDS, boolValue),
     };

@@ -91,13 +91,18 @@ interface Versioned {
   deleted_at: Instant | null;
 }
 
-export interface EmployeesTable extends Tenant, FieldColumns<typeof EMPLOYEE_FIELDS>, Versioned {}
+/** Added by 0006: the record's JSON body as a page writes it (lib/record-text.ts); null until rendered. */
+interface Rendered {
+  rendered: string | null;
+}
+
+export interface EmployeesTable extends Tenant, FieldColumns<typeof EMPLOYEE_FIELDS>, Versioned, Rendered {}
 
 export interface LeaveTypesTable extends Tenant, FieldColumns<typeof LEAVE_TYPE_FIELDS> {
   updated_at: Instant;
 }
 
-export interface LeaveBookingsTable extends Tenant, FieldColumns<typeof LEAVE_BOOKING_FIELDS>, Versioned {}
+export interface LeaveBookingsTable extends Tenant, FieldColumns<typeof LEAVE_BOOKING_FIELDS>, Versioned, Rendered {}
 
 export interface LeaveSpansTable {
   organisation_id: string;
