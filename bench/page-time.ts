@@ -3,14 +3,16 @@
  * a quick way to see what a change to the read path buys, and to profile it
  * (`bun --cpu-prof bench/page-time.ts ...`).
  *
- *   bun bench/page-time.ts [--dir DIR] [--employees 10000] [--bookings 200000] [--requests 3000] [--only employees|leave]
+ *   bun bench/page-time.ts [--dir DIR] [--employees 10000] [--bookings 200000] [--requests 3000] [--only employees|leave] [--postgres]
  *
- * `--only employees|leave` times one of them. The dataset is generated and imported into DIR once (kept there for the next run).
+ * `--only employees|leave` times one of them; `--postgres` also loads the same files into a
+ * fresh Postgres database (dropped afterwards) and times it alongside. The dataset is generated and imported into DIR once (kept there for the next run).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildDataset, sqliteTarget, writeFiles, type Dataset } from "./harness/dataset.ts";
+import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget } from "./harness/dataset.ts";
+import { createPostgresDatabase } from "./harness/postgres.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
 import { CLI, startServer } from "./harness/processes.ts";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     bookings: { type: "string", default: "200000" },
     requests: { type: "string", default: "3000" },
     only: { type: "string" },
+    postgres: { type: "boolean", default: false },
   },
 });
 const dir = values.dir!;
@@ -43,14 +46,32 @@ const employees = await employeePaths(server.url, token, 1000);
 const leave = await leavePaths(server.url, token, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
 await server.stop();
 
-const store = target.open();
-const requests = Number(values.requests);
-for (const [name, paths] of [
-  ["employees", employees],
-  ["leave", leave],
-] as const) {
-  if (values.only && values.only !== name) continue;
-  const t = await timeHandler(store, token, paths, requests);
-  console.log(`${name}: mean ${t.mean_us} µs, p50 ${t.p50_us} µs, p99 ${t.p99_us} µs (${paths.length} paths, ${requests} requests)`);
+async function timePages(name: string, t: DatabaseTarget, token: string, sets: { employees: string[]; leave: string[] }) {
+  const store = t.open();
+  const requests = Number(values.requests);
+  for (const [kind, paths] of Object.entries(sets)) {
+    if (values.only && values.only !== kind) continue;
+    const r = await timeHandler(store, token, paths, requests);
+    console.log(`${name} ${kind}: mean ${r.mean_us} µs, p50 ${r.p50_us} µs, p99 ${r.p99_us} µs (${paths.length} paths, ${requests} requests)`);
+  }
+  await store.close();
 }
-await store.close();
+
+await timePages("SQLite", target, token, { employees, leave });
+if (values.postgres) {
+  const database = await createPostgresDatabase();
+  try {
+    const pgTarget = postgresTarget(database.url);
+    const files = { big: { employees: join(dir, "data", "big-employees.jsonl"), leave: join(dir, "data", "big-leave.jsonl") }, small: { employees: join(dir, "data", "small-employees.jsonl"), leave: join(dir, "data", "small-leave.jsonl") } };
+    const pgData = await buildDataset(pgTarget, files, size);
+    const pgServer = await startServer([...CLI, ...pgTarget.args, "serve", "--port", "0"], { LOG_LEVEL: "warn" });
+    const pgToken = await fetchToken(pgServer.url, pgData.big.data);
+    const pgEmployees = await employeePaths(pgServer.url, pgToken, 1000);
+    const pgLeave = await leavePaths(pgServer.url, pgToken, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
+    await pgServer.stop();
+    await timePages("Postgres", pgTarget, pgToken, { employees: pgEmployees, leave: pgLeave });
+    await timePages("SQLite", target, token, { employees, leave });
+  } finally {
+    await database.drop();
+  }
+}
