@@ -62,7 +62,10 @@ if (values.postgres) {
   const database = await createPostgresDatabase();
   try {
     const pgTarget = postgresTarget(database.url);
-    const files = { big: { employees: join(dir, "data", "big-employees.jsonl"), leave: join(dir, "data", "big-leave.jsonl") }, small: { employees: join(dir, "data", "small-employees.jsonl"), leave: join(dir, "data", "small-leave.jsonl") } };
+    const files = {
+      big: { employees: join(dir, "data", "big-employees.jsonl"), leave: join(dir, "data", "big-leave.jsonl") },
+      small: { employees: join(dir, "data", "small-employees.jsonl"), leave: join(dir, "data", "small-leave.jsonl") },
+    };
     const pgData = await buildDataset(pgTarget, files, size);
     const pgServer = await startServer([...CLI, ...pgTarget.args, "serve", "--port", "0"], { LOG_LEVEL: "warn" });
     const pgToken = await fetchToken(pgServer.url, pgData.big.data);

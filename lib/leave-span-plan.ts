@@ -32,6 +32,11 @@ export function spanClassOf(spanDays: number): number {
   return LAST_BOUNDED_CLASS + 1;
 }
 
+/** The shortest span a class holds: no booking of a class whose shortest is above the organisation's longest. */
+export function classMinSpan(spanClass: number): number {
+  return spanClass === 0 ? 0 : classMaxSpan(spanClass - 1) + 1;
+}
+
 /**
  * One class's scan: its bookings from this position on in (start_date, id) order. Without
  * `afterId`, those with start_date ≥ `startDate`; with it, those strictly after
@@ -46,7 +51,9 @@ export interface SpanClassArm {
 /**
  * The arms of one leave page, one per class, in class order. Each class is scanned from
  * `from` minus its own longest span; the last class's longest is `longestSpanDays`, the
- * longest booking the organisation ever stored. Past a cursor, each class starts at
+ * longest booking the organisation ever stored, and a class whose shortest span is longer
+ * than that holds no booking and is not scanned (each class scanned costs the merge a
+ * level's worth of work on every row). Past a cursor, each class starts at
  * whichever is later, the cursor or its own earliest start, as one (start_date, id) bound:
  * given two lower bounds on the index, a planner may seek to the looser and filter its way
  * to the cursor, making deep pages cost their depth.
@@ -54,6 +61,7 @@ export interface SpanClassArm {
 export function planLeaveScan(page: { from: string; after?: { startDate: string; id: string } }, longestSpanDays: number): SpanClassArm[] {
   const arms: SpanClassArm[] = [];
   for (let spanClass = 0; spanClass < SPAN_CLASS_COUNT; spanClass++) {
+    if (classMinSpan(spanClass) > longestSpanDays) break;
     const longest = spanClass <= LAST_BOUNDED_CLASS ? classMaxSpan(spanClass) : Math.max(classMaxSpan(spanClass), longestSpanDays);
     const earliest = addDays(page.from, -longest);
     if (!page.after) arms.push({ spanClass, startDate: earliest });

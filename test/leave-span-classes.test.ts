@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { addDays } from "../lib/dates.ts";
 import type { LeaveBookingRecord } from "../lib/records.ts";
-import { classMaxSpan, LAST_BOUNDED_CLASS } from "../lib/leave-span-plan.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS, planLeaveScan } from "../lib/leave-span-plan.ts";
 import { booking, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
 // Spans on both sides of every class edge, and some beyond the last bounded class.
@@ -67,6 +67,30 @@ describe("the overlap scan over span classes", () => {
     expect(classMaxSpan(0)).toBe(0);
     expect(classMaxSpan(1)).toBe(1);
     expect(classMaxSpan(LAST_BOUNDED_CLASS)).toBe(511);
+  });
+
+  test("a page scans only the classes the organisation's longest booking reaches", () => {
+    const classes = (longest: number) => planLeaveScan({ from: "2026-03-01" }, longest).map((arm) => arm.spanClass);
+    expect(classes(0)).toEqual([0]);
+    expect(classes(1)).toEqual([0, 1]);
+    expect(classes(5)).toEqual([0, 1, 2, 3]);
+    expect(classes(8)).toEqual([0, 1, 2, 3, 4]);
+    expect(classes(511)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(classes(512)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // The last class reaches back by the longest booking itself, once it is longer than the class's bound.
+    expect(planLeaveScan({ from: "2026-03-01" }, 1500).at(-1)).toEqual({ spanClass: 10, startDate: addDays("2026-03-01", -1500) });
+  });
+
+  test("an organisation whose bookings are all short finds them all, past every class it does not scan", async () => {
+    const shortWorld = await createWorld();
+    const shortOrg = await createOrganisation(shortWorld, `short spans ${crypto.randomUUID()}`);
+    const person = employee();
+    const inputs = [0, 1, 2, 3, 0, 2].map((span, i) => booking(person.id, { start_date: addDays(FIRST, i * 2), end_date: addDays(FIRST, i * 2 + span) }));
+    await seed(shortWorld, shortOrg, { employees: [person], bookings: inputs });
+    const page = await shortWorld.store.listOverlappingLeave({ organisationId: shortOrg, from: addDays(FIRST, 3), to: addDays(FIRST, 8), limit: 100 });
+    const want = inputs.filter((b) => b.end_date >= addDays(FIRST, 3) && b.start_date <= addDays(FIRST, 8)).map((b) => b.id);
+    expect(page.map((b) => b.id).sort()).toEqual(want.sort());
+    expect(want.length).toBe(4);
   });
 
   const windows: [string, string][] = [];
