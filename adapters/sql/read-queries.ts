@@ -7,6 +7,7 @@ import type { Kysely } from "kysely";
 import type { ClosureDayRecord } from "../../lib/records.ts";
 import type { ImportedPublicHoliday, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
+import { observedCalendarsQuery } from "./observed-calendars.ts";
 import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, toClosureDay, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
@@ -105,20 +106,7 @@ export function readQueries(
     listClosureDays: (organisationId, from, to) => ctx.guard(() => listClosureDaysOn(ctx.reader, organisationId, from, to)),
 
     observedCalendars: (organisationId, from, to) =>
-      ctx.guard(async () => {
-        const rows = await ctx.reader
-          .selectFrom("employees")
-          .select("holiday_calendar")
-          .distinct()
-          .where("organisation_id", "=", organisationId)
-          .where("deleted_at", "is", null)
-          .where("holiday_calendar", "is not", null)
-          .where((eb) => eb.or([eb("start_date", "is", null), eb("start_date", "<=", to)]))
-          .where((eb) => eb.or([eb("leaving_date", "is", null), eb("leaving_date", ">=", from)]))
-          .orderBy("holiday_calendar")
-          .execute();
-        return rows.map((r) => r.holiday_calendar!);
-      }),
+      ctx.guard(async () => (await ctx.replica.rows(observedCalendarsQuery, { organisationId, from, to })).map((r) => r.calendar)),
 
     listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>
       ctx.guard(() => listImportedPublicHolidaysOn(ctx.reader, organisationId, calendars, fromYear, toYear)),
