@@ -58,8 +58,8 @@ export interface HolidayWorker {
    * Computes these calendar-years into `source`'s memory in the background, in the order
    * given: one at a time and only while no request waits on the thread, only for calendars
    * already computed once at no more than PREFETCH_CALENDAR_MS a year, until the prefetch
-   * budget (PREFETCH_BUDGET_MS unless set) of the thread's time is spent. Replaces what an earlier call left.
-   * Resolves when it stops: done, out of budget, replaced or closed.
+   * budget (PREFETCH_BUDGET_MS unless set) of the thread's time is spent. Replaces what an
+   * earlier call left. Resolves when it stops: done, out of budget, replaced or closed.
    */
   prefetch(calendarYears: Iterable<readonly [calendar: string, year: number]>): Promise<void>;
   /** Ends the thread; a later request starts a new one. */
@@ -213,10 +213,11 @@ export const PREFETCH_YEARS = 50;
  * code of the holidays route are warm, so that a client's first request finds them ready
  * (bench/RESULTS.md, target 9). In the background: the event loop only passes messages.
  *
- * With `prefetch` (a HolidayWorker's), it then hands it, and waits for, the calendars the organisations'
- * employees observe over PREFETCH_YEARS either side, nearest years first: a year is five
- * or so calendar-years of 1-3 ms each, more than a first request may take, so years are
- * computed before they are asked, while the thread is idle, within the prefetch budget.
+ * With `prefetch` (a HolidayWorker's), it then hands it, and waits for, the calendars the
+ * organisations' employees observe over PREFETCH_YEARS either side, nearest years first:
+ * a year is five or so calendar-years of 1-3 ms each, more than a first request may take,
+ * so years are computed before they are asked, while the thread is idle, within the
+ * prefetch budget.
  */
 export async function warmHolidays(
   source: PublicHolidaySource,
