@@ -12,12 +12,15 @@ export interface HolidayQuestion {
   year: number;
 }
 
-export type HolidayAnswer = { id: number; holidays: ReturnType<typeof computePublicHolidays> } | { id: number; error: string } | { ready: true };
+/** `ms`: how long the computation took here, which tells the parent which calendars are cheap to compute ahead. */
+export type HolidayAnswer = { id: number; holidays: ReturnType<typeof computePublicHolidays>; ms?: number } | { id: number; error: string } | { ready: true };
 
 parentPort?.on("message", ({ id, calendar, year }: HolidayQuestion) => {
   let answer: HolidayAnswer;
   try {
-    answer = { id, holidays: computePublicHolidays(calendar, year) };
+    const started = performance.now();
+    const holidays = computePublicHolidays(calendar, year);
+    answer = { id, holidays, ms: performance.now() - started };
   } catch (error) {
     answer = { id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }

@@ -17,6 +17,15 @@ import { listHolidays } from "../lib/holidays.ts";
 import type { Store } from "../lib/store.ts";
 import type { HolidayAnswer, HolidayQuestion } from "./holiday-thread.ts";
 
+/**
+ * How much of the thread's time `prefetch` may spend in all (~650 calendar-years of the
+ * usual calendars at ~1.5 ms each), and the most one of its calendar-years may have cost
+ * for the calendar to be computed ahead: a request that arrives meanwhile waits for the
+ * one calendar-year in progress, so a lunar calendar (up to ~200 ms) is never computed ahead.
+ */
+export const PREFETCH_BUDGET_MS = 1000;
+export const PREFETCH_CALENDAR_MS = 20;
+
 /** Far above the slowest calendar-year (~0.2 s alone, 1.7 s seen on a loaded machine), so only a thread that truly spins is ended. */
 export const HOLIDAY_TIMEOUT_MS = 15_000;
 
@@ -38,11 +47,21 @@ export interface HolidayWorkerOptions {
   timeoutMs?: number;
   /** Where the thread's code is; the default is holiday-thread.ts beside this file. */
   threadUrl?: URL | string;
+  /** How much of the thread's time `prefetch` may spend in all; PREFETCH_BUDGET_MS by default. */
+  prefetchBudgetMs?: number;
 }
 
 export interface HolidayWorker {
   /** Cached: each calendar-year is asked of the thread once. */
   source: PublicHolidaySource;
+  /**
+   * Computes these calendar-years into `source`'s memory in the background, in the order
+   * given: one at a time and only while no request waits on the thread, only for calendars
+   * already computed once at no more than PREFETCH_CALENDAR_MS a year, until the prefetch
+   * budget (PREFETCH_BUDGET_MS unless set) of the thread's time is spent. Replaces what an
+   * earlier call left. Resolves when it stops: done, out of budget, replaced or closed.
+   */
+  prefetch(calendarYears: Iterable<readonly [calendar: string, year: number]>): Promise<void>;
   /** Ends the thread; a later request starts a new one. */
   close(): Promise<void>;
 }
@@ -50,11 +69,15 @@ export interface HolidayWorker {
 interface Waiting {
   resolve: (holidays: readonly PublicHoliday[]) => void;
   reject: (error: Error) => void;
+  calendar: string;
+  /** Asked by `prefetch`, whose budget its time counts against. */
+  ahead: boolean;
 }
 
 export function createHolidayWorker(options: HolidayWorkerOptions = {}): HolidayWorker {
   const timeoutMs = options.timeoutMs ?? HOLIDAY_TIMEOUT_MS;
   const threadUrl = options.threadUrl ?? defaultThreadUrl();
+  const prefetchBudgetMs = options.prefetchBudgetMs ?? PREFETCH_BUDGET_MS;
   let thread: Worker | undefined;
   let threadReady = false;
   let nextId = 1;
@@ -102,7 +125,14 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
       waiting.delete(answer.id);
       watchProgress();
       if ("error" in answer) w.reject(new Error(`public holidays: ${answer.error}`));
-      else w.resolve(answer.holidays);
+      else {
+        // The least seen, so that one slow moment (a collection) does not stop a cheap
+        // calendar's prefetch. A thread that reports no time (a test's stand-in) is taken as too slow.
+        costs.set(w.calendar, Math.min(costs.get(w.calendar) ?? Number.POSITIVE_INFINITY, answer.ms ?? Number.POSITIVE_INFINITY));
+        if (w.ahead) aheadSpentMs += answer.ms ?? 0;
+        w.resolve(answer.holidays);
+      }
+      prefetchNext();
     });
     worker.on("error", (error: Error) => {
       if (thread === worker) void stop(new Error(`public holidays: the worker thread failed: ${error.message}`));
@@ -117,20 +147,64 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
     return worker;
   };
 
+  // Set only while `prefetchNext` asks the cache, which calls `ask` at once when it has no answer.
+  let askingAhead = false;
   const ask = (calendar: string, year: number): Promise<readonly PublicHoliday[]> =>
     new Promise((resolve, reject) => {
       thread ??= start();
       const id = nextId++;
-      waiting.set(id, { resolve, reject });
+      waiting.set(id, { resolve, reject, calendar, ahead: askingAhead });
       if (waiting.size === 1) watchProgress();
       thread.postMessage({ id, calendar, year } satisfies HolidayQuestion);
     });
+  const source = createPublicHolidayCache(ask);
+
+  /** Each calendar's least cost, in the thread, of a calendar-year. */
+  const costs = new Map<string, number>();
+  let ahead: { items: Iterator<readonly [string, number]>; stopped: () => void } | undefined;
+  let aheadSpentMs = 0;
+  const stopPrefetch = () => {
+    const stopping = ahead;
+    ahead = undefined;
+    stopping?.stopped();
+  };
+
+  function prefetchNext(): void {
+    while (ahead !== undefined && waiting.size === 0) {
+      const next = aheadSpentMs < prefetchBudgetMs ? ahead.items.next() : undefined;
+      if (next === undefined || next.done) {
+        stopPrefetch();
+        return;
+      }
+      const [calendar, year] = next.value;
+      if ((costs.get(calendar) ?? Number.POSITIVE_INFINITY) > PREFETCH_CALENDAR_MS) continue;
+      askingAhead = true;
+      const answer = source(calendar, year);
+      askingAhead = false;
+      // Remembered or not asked: on to the next. Asked: its answer calls prefetchNext again
+      // (the thread's message handler), and so does its failure (a thread ended meanwhile).
+      if (answer instanceof Promise) answer.catch(() => prefetchNext());
+    }
+  }
 
   return {
-    source: createPublicHolidayCache(ask),
-    close: () => stop(new Error("public holidays: the worker thread was closed")),
+    source,
+    prefetch(calendarYears) {
+      stopPrefetch();
+      return new Promise((stopped) => {
+        ahead = { items: calendarYears[Symbol.iterator](), stopped };
+        prefetchNext();
+      });
+    },
+    close: () => {
+      stopPrefetch();
+      return stop(new Error("public holidays: the worker thread was closed"));
+    },
   };
 }
+
+/** How far from this year `warmHolidays` computes ahead, budget permitting: a working life either side. */
+export const PREFETCH_YEARS = 50;
 
 /**
  * Answers once, at start, the holiday question a server is likeliest to be asked first:
@@ -138,14 +212,33 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
  * calendar-years are then computed (in the thread) and remembered, and the statements and
  * code of the holidays route are warm, so that a client's first request finds them ready
  * (bench/RESULTS.md, target 9). In the background: the event loop only passes messages.
+ *
+ * With `prefetch` (a HolidayWorker's), it then hands it, and waits for, the calendars the
+ * organisations' employees observe over PREFETCH_YEARS either side, nearest years first:
+ * a year is five or so calendar-years of 1-3 ms each, more than a first request may take,
+ * so years are computed before they are asked, while the thread is idle, within the
+ * prefetch budget.
  */
 export async function warmHolidays(
   source: PublicHolidaySource,
   store: Pick<AdminStore, "listOrganisations"> & Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays">,
   now: number,
+  prefetch?: HolidayWorker["prefetch"],
 ): Promise<void> {
   const year = new Date(now).getUTCFullYear();
+  const calendars = new Set<string>();
   for (const organisation of await store.listOrganisations()) {
     await listHolidays(store, organisation.id, { from: `${year - 1}-01-01`, to: `${year + 1}-12-31` }, source);
+    if (!prefetch) continue;
+    const around = await store.observedCalendars(organisation.id, `${year - PREFETCH_YEARS}-01-01`, `${year + PREFETCH_YEARS}-12-31`);
+    for (const calendar of around) calendars.add(calendar);
+  }
+  await prefetch?.(yearsOutward(year, [...calendars]));
+}
+
+/** Each calendar for this year ± 2, ± 3, ... ± PREFETCH_YEARS, nearest first. */
+function* yearsOutward(year: number, calendars: readonly string[]): Generator<readonly [string, number]> {
+  for (let distance = 2; distance <= PREFETCH_YEARS; distance++) {
+    for (const y of [year + distance, year - distance]) for (const calendar of calendars) yield [calendar, y];
   }
 }

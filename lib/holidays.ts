@@ -77,8 +77,11 @@ export async function listHolidays(
     const calendars = q.calendar !== undefined ? [q.calendar] : await store.observedCalendars(organisationId, q.from, q.to);
     const [fromYear, toYear] = [yearOf(q.from), yearOf(q.to)];
     const imported = await store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear);
-    for (const calendar of calendars) {
-      for (const h of await effectivePublicHolidays(calendar, fromYear, toYear, imported, shipped)) {
+    // Every calendar asked at once: a source that computes elsewhere (a worker thread) then
+    // gets them all in one go, rather than one message round trip after another.
+    const perCalendar = await Promise.all(calendars.map((calendar) => effectivePublicHolidays(calendar, fromYear, toYear, imported, shipped)));
+    for (const [i, calendar] of calendars.entries()) {
+      for (const h of perCalendar[i]!) {
         if (h.date >= q.from && h.date <= q.to) entries.push(publicHolidayEntry(calendar, h.date, h.name));
       }
     }

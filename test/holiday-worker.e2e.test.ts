@@ -1,10 +1,11 @@
 /**
  * createHolidayWorker: public holidays computed in a worker thread give the same answer
- * as in this thread, the event loop stays free while a lunar calendar is worked out, and
- * a thread that stops answering is ended and replaced.
+ * as in this thread, the event loop stays free while a lunar calendar is worked out, years
+ * are computed ahead only for cheap calendars, and a thread that stops answering is ended
+ * and replaced.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../adapters/holiday-worker.ts";
+import { createHolidayWorker, PREFETCH_YEARS, warmHolidays, type HolidayWorker } from "../adapters/holiday-worker.ts";
 import { computePublicHolidays } from "../lib/public-holidays.ts";
 import { createOrganisation, createWorld, employee, seed } from "./support.ts";
 
@@ -42,6 +43,49 @@ describe("createHolidayWorker", () => {
     const notWarmed = worker.source("DE-BY", 2028);
     expect(notWarmed).toBeInstanceOf(Promise);
     await notWarmed;
+  });
+
+  /** An organisation whose employees observe a cheap calendar (DE-BY) and a lunar one (TW). */
+  async function storeObservingDeByAndTw() {
+    const world = await createWorld();
+    const organisationId = await createOrganisation(world);
+    await seed(world, organisationId, {
+      employees: [employee({ holiday_calendar: "DE-BY", start_date: "2000-01-01" }), employee({ holiday_calendar: "TW", start_date: "2000-01-01" })],
+    });
+    return world.store;
+  }
+  const now = Date.parse("2026-06-01T00:00:00Z");
+
+  test("warmHolidays with prefetch computes the observed calendars' years around this one, and never a lunar calendar's", async () => {
+    // A budget no loaded machine exhausts: what is computed ahead depends on the rules alone.
+    worker = createHolidayWorker({ prefetchBudgetMs: 60_000 });
+    const store = await storeObservingDeByAndTw();
+    // A request while the prefetch runs is answered as ever.
+    const [, during] = await Promise.all([warmHolidays(worker.source, store, now, worker.prefetch), worker.source("FR", 1990)]);
+    expect(during).toEqual(computePublicHolidays("FR", 1990));
+    for (const year of [2028, 2001, 1976, 2076]) {
+      const answer = worker.source("DE-BY", year);
+      expect(answer).not.toBeInstanceOf(Promise);
+      expect(answer).toEqual(computePublicHolidays("DE-BY", year));
+    }
+    // Beyond PREFETCH_YEARS, and a calendar whose years cost far more than PREFETCH_CALENDAR_MS.
+    for (const [calendar, year] of [
+      ["DE-BY", 2026 + PREFETCH_YEARS + 1],
+      ["TW", 2028],
+    ] as const) {
+      const notAhead = worker.source(calendar, year);
+      expect(notAhead).toBeInstanceOf(Promise);
+      await notAhead;
+    }
+  });
+
+  test("prefetch stops when its budget is spent", async () => {
+    worker = createHolidayWorker({ prefetchBudgetMs: 0 });
+    await warmHolidays(worker.source, await storeObservingDeByAndTw(), now, worker.prefetch);
+    expect(worker.source("DE-BY", 2027)).not.toBeInstanceOf(Promise);
+    const notAhead = worker.source("DE-BY", 2028);
+    expect(notAhead).toBeInstanceOf(Promise);
+    await notAhead;
   });
 
   test("keeps the event loop turning while the thread computes lunar calendars", async () => {

@@ -6,7 +6,7 @@
  */
 import { employeeJson, leaveBookingJson, type ClosureDayRecord, type EmployeeRecord, type LeaveBookingRecord } from "../lib/records.ts";
 import type { ClientCredentials, DeletionPageQuery, EmployeePageQuery, LeavePageQuery, RateDecision, Store } from "../lib/store.ts";
-import { QUERY_RANGE, STANDARD_IDS, T0, U, standardFixture, type ContractFixture } from "./contract-fixture.ts";
+import { QUERY_RANGE, STANDARD_IDS, T0, U, fixtureUuid, standardFixture, type ContractFixture } from "./contract-fixture.ts";
 
 export interface ContractMatchers {
   toBe(expected: unknown): void;
@@ -99,8 +99,10 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
   const { describe, test, expect } = framework;
 
   /** Runs `body` on a fresh store holding the standard fixture, and disposes of it whatever happens. */
-  const withStore = (body: (store: Store, fixture: ContractFixture, under: StoreUnderTest) => Promise<void>) => async () => {
-    const fixture = standardFixture();
+  const withStore = (body: (store: Store, fixture: ContractFixture, under: StoreUnderTest) => Promise<void>) => withFixture(standardFixture(), body);
+
+  /** Runs `body` on a fresh store holding `fixture`, and disposes of it whatever happens. */
+  const withFixture = (fixture: ContractFixture, body: (store: Store, fixture: ContractFixture, under: StoreUnderTest) => Promise<void>) => async () => {
     const under = await options.create(fixture);
     try {
       await body(under.store, fixture, under);
@@ -630,6 +632,32 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
         "keeps organisations apart",
         withStore(async (store) => {
           expect(await store.observedCalendars(I.orgB, "2026-01-01", "2026-12-31")).toEqual(["de"]);
+        }),
+      );
+
+      // A store may answer from the latest hire before the range's end (the SQL store does):
+      // here the latest hires of "se" left before the range, and an earlier one is still there.
+      const leavers = standardFixture();
+      const leaver = (n: number, fields: Partial<ContractFixture["employees"][number]>) => ({
+        ...leavers.employees.find((e) => e.id === I.employees.ada)!,
+        id: fixtureUuid("e9000000", n),
+        ...fields,
+      });
+      leavers.employees.push(
+        leaver(1, { holiday_calendar: "aa", deleted: true }),
+        leaver(2, { holiday_calendar: "se", start_date: "2010-01-01" }),
+        leaver(3, { holiday_calendar: "se", start_date: "2015-01-01", leaving_date: "2016-06-30" }),
+        leaver(4, { holiday_calendar: "se", start_date: "2016-01-01", leaving_date: "2016-12-31" }),
+        leaver(5, { holiday_calendar: "pt", start_date: "2010-01-01", leaving_date: "2012-12-31" }),
+        leaver(6, { holiday_calendar: "no", start_date: null, leaving_date: "1999-12-31" }),
+      );
+      test(
+        "looks past leavers to anyone employed in the range, whatever their hire order",
+        withFixture(leavers, async (store) => {
+          expect(await store.observedCalendars(I.orgA, "2020-01-01", "2020-12-31")).toEqual(["gb-eng", "gb-nir", "gb-wls", "se"]);
+          expect(await store.observedCalendars(I.orgA, "2012-12-31", "2012-12-31")).toEqual(["gb-eng", "pt", "se"]);
+          expect(await store.observedCalendars(I.orgA, "1999-12-31", "2009-12-31")).toEqual(["gb-eng", "no"]);
+          expect(await store.observedCalendars(I.orgA, "2000-01-01", "2009-12-31")).toEqual(["gb-eng"]);
         }),
       );
     });

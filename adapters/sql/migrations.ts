@@ -3,8 +3,9 @@
  * Each is frozen as the literal SQL it ran when it shipped, per dialect where they differ:
  * nothing here reads live code, so a change elsewhere cannot change what a migration did.
  * Append new migrations; never edit one that has shipped. test/migrations-frozen.test.ts
- * checks that the migrated page index is the one the leave page query plans on, and
- * test/record-fields.test.ts that the tables hold the records' declared fields.
+ * checks that the migrated page index is the one the leave page query plans on,
+ * test/observed-calendars-plan.test.ts that observedCalendars plans on the index of 0005,
+ * and test/record-fields.test.ts that the tables hold the records' declared fields.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
@@ -144,6 +145,16 @@ const DELETIONS: readonly string[] = [
   `create index "deletions_page" on "deletions" ("organisation_id", "resource", "deleted_at", "id")`,
 ];
 
+// The holiday calendars the organisation's employees observe (observed-calendars.ts): a
+// few entries of this index per calendar, instead of every employee, answer which
+// calendars have someone employed in a range. Partial, so deleted employees and those
+// without a calendar are not in it; deleted_at, null in every entry, is in it so that
+// SQLite reads the index alone. The same statement on both dialects.
+const OBSERVED_CALENDARS: readonly string[] = [
+  `create index "employees_observed_calendars" on "employees" ("organisation_id", "holiday_calendar", "start_date",
+    "leaving_date", "deleted_at") where "deleted_at" is null and "holiday_calendar" is not null`,
+];
+
 // Records kept as JSON text (lib/record-text.ts): each employee's and booking's body as
 // a page writes it, so that a page is one index scan and a string join rather than a
 // dozen columns a row turned into objects and serialized again. The import writes the
@@ -157,9 +168,9 @@ const DELETIONS: readonly string[] = [
 // column it carries costs at every step of the merge (a deep page: 235 us with 15
 // columns, 67 us with 2). On SQLite the employees page gets an index of its own in the
 // same way (deleted_at in it too, always null there: SQLite counts an index as covering
-// only when it holds every column the query names, its own WHERE's included); Postgres keeps employees_by_update, as an index entry there is limited to
-// about 2.7 kB and an employee's free-text fields can outgrow it (a booking's body
-// holds no free text).
+// only when it holds every column the query names, its own WHERE's included); Postgres
+// keeps employees_by_update, as an index entry there is limited to about 2.7 kB and an
+// employee's free-text fields can outgrow it (a booking's body holds no free text).
 const SPAN_CLASS_0006: Record<Dialect, string> = {
   sqlite: `(case
       when (julianday(end_date) - julianday(start_date)) < 1 then 0
@@ -208,6 +219,7 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0002_leave_page_index": { up: run(LEAVE_PAGE_INDEX[caps.dialect]) },
     "0003_client_secret_rotation": { up: run(CLIENT_SECRET_ROTATION) },
     "0004_deletions": { up: run(DELETIONS) },
+    "0005_observed_calendars": { up: run(OBSERVED_CALENDARS) },
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
   };
 }

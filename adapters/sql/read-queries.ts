@@ -8,6 +8,7 @@ import { employeeText, type RecordText } from "../../lib/record-text.ts";
 import { employeeJson, type ClosureDayRecord, type EmployeeRecord } from "../../lib/records.ts";
 import type { EmployeePageQuery, ImportedPublicHoliday, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
+import { observedCalendarsQuery } from "./observed-calendars.ts";
 import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, instant, toClosureDay, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { EmployeesTable, Tables } from "./tables.ts";
@@ -123,20 +124,7 @@ export function readQueries(
     listClosureDays: (organisationId, from, to) => ctx.guard(() => listClosureDaysOn(ctx.reader, organisationId, from, to)),
 
     observedCalendars: (organisationId, from, to) =>
-      ctx.guard(async () => {
-        const rows = await ctx.reader
-          .selectFrom("employees")
-          .select("holiday_calendar")
-          .distinct()
-          .where("organisation_id", "=", organisationId)
-          .where("deleted_at", "is", null)
-          .where("holiday_calendar", "is not", null)
-          .where((eb) => eb.or([eb("start_date", "is", null), eb("start_date", "<=", to)]))
-          .where((eb) => eb.or([eb("leaving_date", "is", null), eb("leaving_date", ">=", from)]))
-          .orderBy("holiday_calendar")
-          .execute();
-        return rows.map((r) => r.holiday_calendar!);
-      }),
+      ctx.guard(async () => (await ctx.replica.rows(observedCalendarsQuery, { organisationId, from, to })).map((r) => r.calendar)),
 
     listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) =>
       ctx.guard(() => listImportedPublicHolidaysOn(ctx.reader, organisationId, calendars, fromYear, toYear)),

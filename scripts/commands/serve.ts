@@ -167,7 +167,7 @@ export const serveCommand: Command = {
     // up to ~200 ms of CPU, which must not stall every other request.
     const holidays = createHolidayWorker();
     // In the background: the first holiday request of the likeliest years needs no computing.
-    void warmHolidays(holidays.source, store, Date.now()).catch(() => undefined);
+    void warmHolidays(holidays.source, store, Date.now(), holidays.prefetch).catch(() => undefined);
     const handler = createHandler({
       store,
       log,
