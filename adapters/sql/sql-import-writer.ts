@@ -27,6 +27,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
+import { CACHED_PLACEHOLDER_LIMIT } from "./fast-paths.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
@@ -217,7 +218,10 @@ export class SqlImportWriter implements ImportWriter {
   private stageFor(table: Digested, names: string[]): StagedInserts | null {
     const rowsPerStatement = this.caps.importRows.stage;
     if (table !== "leave_bookings" || rowsPerStatement === null) return null;
-    this.bookingStage ??= new StagedInserts(this.db, this.statements, table, names, ["start_date", "id"], ["organisation_id", "id"], rowsPerStatement);
+    // Past the placeholders bun:sqlite keeps a statement prepared for, each one would be
+    // prepared again on every run: a wider row stages fewer rows a statement.
+    const rows = Math.max(1, Math.min(rowsPerStatement, Math.floor(CACHED_PLACEHOLDER_LIMIT / names.length)));
+    this.bookingStage ??= new StagedInserts(this.db, this.statements, table, names, ["start_date", "id"], ["organisation_id", "id"], rows);
     return this.bookingStage;
   }
 
