@@ -16,7 +16,7 @@ import { createProgressLine } from "../scripts/import/progress.ts";
 import { main } from "../scripts/cli.ts";
 import type { Io } from "../scripts/cli-kit.ts";
 import { createOrganisation, createWorld, type TestWorld } from "./support.ts";
-import { testStoreKind } from "./test-stores.ts";
+import { openTestStore, testStoreKind } from "./test-stores.ts";
 import { sql } from "kysely";
 import { sqlConnectionOf } from "../adapters/sql/sql-admin-store.ts";
 
@@ -500,6 +500,45 @@ describe("large files", () => {
     },
   );
 });
+
+// A SQLite file's two connections (WAL); the rebuild is the SQLite store's (adapters/sql/staged-inserts.ts).
+test.skipIf(testStoreKind !== "sqlite")(
+  "during a first large import, which rebuilds the booking indexes, a reader on another connection keeps reading what was committed",
+  async () => {
+    const file = join(dir, "concurrent.sqlite");
+    const world = await createWorld({ filename: file });
+    const reader = await openTestStore({ filename: file });
+    const [other, org] = [await createOrganisation(world, "Other Ltd"), await createOrganisation(world)];
+    const run = (organisationId: string, kind: ImportKind, path: string) =>
+      importFile(world.store, { organisationId, kind, file: path, now: world.clock.now() });
+    const annual = { name: "Annual leave", category: "annual", is_paid: true };
+    const booking = (i: number) => ({
+      external_id: `B${i}`,
+      employee_external_id: "E001",
+      leave_type: annual,
+      start_date: addDays("2026-01-05", i % 300),
+      end_date: addDays("2026-01-05", i % 300),
+      status: "approved",
+    });
+    for (const id of [other, org]) expectOk(await run(id, "employees", example("employees.jsonl")));
+    expectOk(await run(other, "leave", tempFile("jsonl", jsonl(Array.from({ length: 50 }, (_, i) => booking(i))))));
+    const read = async () => (await reader.listOverlappingLeave({ organisationId: other, from: "2026-01-01", to: "2026-12-31", limit: 500 })).length;
+    let reading = true;
+    const counts: number[] = [];
+    const reads = (async () => {
+      while (reading) {
+        counts.push(await read());
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    expectOk(await run(org, "leave", tempFile("jsonl", jsonl(Array.from({ length: 12_000 }, (_, i) => booking(i))))));
+    reading = false;
+    await reads;
+    expect(counts.length).toBeGreaterThan(0);
+    expect(new Set(counts)).toEqual(new Set([50]));
+    expect(await reader.listOverlappingLeave({ organisationId: org, from: "2026-01-05", to: "2026-01-05", limit: 500 })).toHaveLength(40);
+  },
+);
 
 /** The SQL of the leave-booking table's indexes (SQLite). */
 async function indexSql(world: TestWorld): Promise<string[]> {
