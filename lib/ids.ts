@@ -37,14 +37,17 @@ function formatUuid(bytes: Uint8Array): string {
 let lastNamespace: { uuid: string; bytes: Uint8Array } = { uuid: "", bytes: new Uint8Array(16) };
 let message = new Uint8Array(128);
 
+/** SHA-1 of some bytes: `@noble/hashes`' by default; a caller on a runtime with a native one may pass it. */
+export type Sha1 = (bytes: Uint8Array) => Uint8Array;
+
 /** RFC 9562 UUIDv5 (SHA-1, name-based) of `name` in the namespace `namespace`. */
-export function uuidV5(namespace: string, name: string): string {
+export function uuidV5(namespace: string, name: string, hash: Sha1 = sha1): string {
   if (lastNamespace.uuid !== namespace) lastNamespace = { uuid: namespace, bytes: uuidBytes(namespace) };
   // UTF-8 takes at most three bytes per UTF-16 code unit.
   if (message.length < 16 + name.length * 3) message = new Uint8Array(16 + name.length * 3);
   message.set(lastNamespace.bytes, 0);
   const { written } = utf8Into(name, message.subarray(16));
-  const bytes = sha1(message.subarray(0, 16 + written));
+  const bytes = hash(message.subarray(0, 16 + written));
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return formatUuid(bytes);
@@ -55,8 +58,8 @@ export function uuidV5(namespace: string, name: string): string {
  * organisation, so re-importing the same record updates it instead of duplicating it.
  * `kind` keeps an employee and a booking with the same external id apart.
  */
-export function derivedId(organisationId: string, kind: "employee" | "leave" | "leave_type" | "closure", externalId: string): string {
-  return uuidV5(organisationId.toLowerCase(), `${kind}:${externalId}`);
+export function derivedId(organisationId: string, kind: "employee" | "leave" | "leave_type" | "closure", externalId: string, hash?: Sha1): string {
+  return uuidV5(organisationId.toLowerCase(), `${kind}:${externalId}`, hash);
 }
 
 /** A random (v4) UUID from the platform CSPRNG. */

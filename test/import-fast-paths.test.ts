@@ -12,7 +12,8 @@ import { contentDigest } from "../adapters/sql/content-digest.ts";
 import { formatInstant, parseDate, parseInstantCeil } from "../lib/dates.ts";
 import { sha256Hex } from "../lib/digest.ts";
 import { hexEncode, utf8 } from "../lib/encoding.ts";
-import { uuidV5 } from "../lib/ids.ts";
+import { derivedId, uuidV5 } from "../lib/ids.ts";
+import { importDerivedId } from "../scripts/import/derived-ids.ts";
 import { bookingFields, quickBookingFields } from "../scripts/import/booking-fields.ts";
 
 /** parseDate as it was: a RegExp and a Date. */
@@ -104,6 +105,14 @@ describe("uuidV5", () => {
     expect(uuidV5("6ba7b810-9dad-11d1-80b4-00c04fd430c8", "python.org")).toBe("886313e1-3b8a-5372-9b90-0c9aee199e5d");
     fc.assert(
       fc.property(fc.uuid(), fc.string({ unit: "binary", maxLength: 200 }), (namespace, name) => uuidV5(namespace, name) === uuidV5Plain(namespace, name)),
+    );
+  });
+
+  test("an import derives the same ids with the runtime's SHA-1 as lib/ids.ts does with its own", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.string({ unit: "binary", maxLength: 200 }), (organisation, externalId) => {
+        return importDerivedId(organisation, "leave", externalId) === derivedId(organisation, "leave", externalId);
+      }),
     );
   });
 });

@@ -35,7 +35,7 @@ const bunBindings = (parameters: readonly unknown[]) => parameters as BunBinding
  * shape, and each would stay in memory. The API's reads stay below it, the leave page's
  * one-scan-per-span-class query (about 10 kB of SQL, up to ~110 placeholders) included.
  */
-const CACHED_PLACEHOLDER_LIMIT = 256;
+export const CACHED_PLACEHOLDER_LIMIT = 256;
 
 function placeholderCount(text: string): number {
   let count = 0;

@@ -28,6 +28,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
+import { CACHED_PLACEHOLDER_LIMIT } from "./fast-paths.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
@@ -75,6 +76,8 @@ interface Digest<T> {
 export class SqlImportWriter implements ImportWriter {
   private readonly statements: CompiledQueries;
   private bookingStage: StagedInserts | null = null;
+  /** By table and organisation, whether it had no rows when this import first wrote there (`startedEmpty`). */
+  private readonly emptyAtStart = new Map<string, boolean>();
   /** Each record's columns as `writeChanged` writes them. */
   private readonly columns;
 
@@ -99,10 +102,10 @@ export class SqlImportWriter implements ImportWriter {
    * scanned all of the organisation's rows for every batch, so an import took time
    * quadratic in its size.
    */
-  private async classify<T>(table: Digested, organisationId: string, rows: Digest<T>[]) {
+  private async classify<T>(table: Digested, organisationId: string, rows: Digest<T>[], nothingStored: boolean) {
     // The stored digest, '' for a soft-deleted row (a digest is never empty), null for none.
     const stored = new Map<string, string | null>();
-    if (rows.length > 0) {
+    if (rows.length > 0 && !nothingStored) {
       const lookup = ([org, ...idSlots]: Expression<unknown>[]) => {
         const ids = sql.join(idSlots.map((id) => sql`(${id})`));
         return rawQuery(
@@ -162,10 +165,13 @@ export class SqlImportWriter implements ImportWriter {
       }
     };
     const stage = this.stageFor(table, names);
+    const startedEmpty = stage !== null && (await this.startedEmpty(table, organisationId));
     for (const batch of chunks(unique, this.caps.importRows.read)) {
       if (stage && batch.some((r) => stage.mayHold(r.id))) await stage.flush();
       const digested = batch.map((r) => ({ row: r, id: r.id, digest: contentDigest(r) }));
-      const { created, changed, unchanged, revived: back } = await this.classify(table, organisationId, digested);
+      // Every row of the organisation is then a staged one, and none of these ids is staged.
+      const nothingStored = startedEmpty && !stage!.flushedAny;
+      const { created, changed, unchanged, revived: back } = await this.classify(table, organisationId, digested, nothingStored);
       revived.push(...back);
       counts.created += created.length;
       counts.updated += changed.length;
@@ -196,11 +202,32 @@ export class SqlImportWriter implements ImportWriter {
     return { counts, written, revived };
   }
 
+  /**
+   * Whether the organisation had no rows in `table` when this import first wrote to it.
+   * Until staged rows are flushed, it then has none but those staged (rows are added
+   * only by `writeChanged`, and a row is written directly only when its id is stored), so
+   * a first import looks up no stored digest: a million bookings made a million lookups
+   * that found nothing.
+   */
+  private async startedEmpty(table: Digested, organisationId: string): Promise<boolean> {
+    const key = `${table}|${organisationId}`;
+    let empty = this.emptyAtStart.get(key);
+    if (empty === undefined) {
+      const row = await this.db.selectFrom(table).select("id").where("organisation_id", "=", organisationId).limit(1).executeTakeFirst();
+      empty = row === undefined;
+      this.emptyAtStart.set(key, empty);
+    }
+    return empty;
+  }
+
   /** Where new rows of `table` wait to be inserted in one sorted statement, if they do (see staged-inserts.ts). */
   private stageFor(table: Digested, names: string[]): StagedInserts | null {
     const rowsPerStatement = this.caps.importRows.stage;
     if (table !== "leave_bookings" || rowsPerStatement === null) return null;
-    this.bookingStage ??= new StagedInserts(this.db, this.statements, table, names, ["start_date", "id"], rowsPerStatement);
+    // Past the placeholders bun:sqlite keeps a statement prepared for, each one would be
+    // prepared again on every run: a wider row stages fewer rows a statement.
+    const rows = Math.max(1, Math.min(rowsPerStatement, Math.floor(CACHED_PLACEHOLDER_LIMIT / names.length)));
+    this.bookingStage ??= new StagedInserts(this.db, this.statements, table, names, ["start_date", "id"], ["organisation_id", "id"], rows);
     return this.bookingStage;
   }
 

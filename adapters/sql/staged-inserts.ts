@@ -22,6 +22,8 @@ import type { Tables } from "./tables.ts";
 export class StagedInserts {
   private readonly fingerprints = new FingerprintSet();
   private created = false;
+  /** Whether any staged row was inserted into the table yet. */
+  flushedAny = false;
   private readonly staging: string;
 
   constructor(
@@ -30,6 +32,7 @@ export class StagedInserts {
     private readonly table: string,
     private readonly columns: readonly string[],
     private readonly order: readonly string[],
+    private readonly primaryKey: readonly string[],
     private readonly rowsPerStatement: number,
   ) {
     this.staging = `staged_${table}`;
@@ -69,22 +72,62 @@ export class StagedInserts {
    * sorter takes as much memory as the page cache may, on top of it, so the rows are
    * sorted into a second temporary table with a small cache first, and inserted from
    * there, in order, with the cache the import set.
+   *
+   * When the stage holds at least as many rows as the table (a first import), the
+   * table's secondary indexes are dropped first and built again afterwards from the
+   * whole table: building an index sorts its entries once and writes its pages in order,
+   * where inserting into it visits them at random. The rows then go in in primary-key
+   * order, so that the one index left is appended to, straight from the sorter (whose
+   * memory, with no index to keep in the page cache, is what the import's cache would
+   * have taken; with a smaller one it spilled to disk far more, and took twice as long).
+   * Inside the import's transaction: readers (WAL) never see the table without its
+   * indexes, and a rollback brings them back. A million bookings went in in about 10 s
+   * of CPU rather than 27 s.
    */
   async flush(): Promise<void> {
     if (this.fingerprints.size === 0) return;
     const columns = sql.join(this.columns.map((c) => sql.id(c)));
     const staged = sql.id("temp", this.staging);
-    const sorted = sql.id("temp", `${this.staging}_sorted`);
-    const order = sql.join(this.order.map((c) => sql.id(c)));
-    await withPageCache(this.db, SORT_CACHE_KIB, () =>
-      sql`create temp table ${sql.id(`${this.staging}_sorted`)} as select * from ${staged} order by ${order}`.execute(this.db),
-    );
+    const rebuilt = (await this.worthRebuilding()) ? await this.secondaryIndexes() : [];
+    if (rebuilt.length > 0) {
+      const order = sql.join(this.primaryKey.map((c) => sql.id(c)));
+      for (const index of rebuilt) await sql`drop index ${sql.id(index.name)}`.execute(this.db);
+      await sql`insert into ${sql.id(this.table)} (${columns}) select ${columns} from ${staged} order by ${order}`.execute(this.db);
+      for (const index of rebuilt) await sql.raw(index.sql).execute(this.db);
+    } else {
+      const sorted = sql.id("temp", `${this.staging}_sorted`);
+      const order = sql.join(this.order.map((c) => sql.id(c)));
+      await withPageCache(this.db, SORT_CACHE_KIB, () =>
+        sql`create temp table ${sql.id(`${this.staging}_sorted`)} as select * from ${staged} order by ${order}`.execute(this.db),
+      );
+      await sql`insert into ${sql.id(this.table)} (${columns}) select ${columns} from ${sorted} order by rowid`.execute(this.db);
+      await sql`drop table ${sorted}`.execute(this.db);
+    }
     await sql`delete from ${staged}`.execute(this.db);
-    await sql`insert into ${sql.id(this.table)} (${columns}) select ${columns} from ${sorted} order by rowid`.execute(this.db);
-    await sql`drop table ${sorted}`.execute(this.db);
     this.fingerprints.clear();
+    this.flushedAny = true;
+  }
+
+  /** Whether the stage is large against the table: see `flush`. */
+  private async worthRebuilding(): Promise<boolean> {
+    if (this.fingerprints.size < REBUILD_MIN_ROWS) return false;
+    // Counting stops one row past the stage's size: a large table is not counted in full.
+    const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.id(this.table)} limit ${this.fingerprints.size + 1})`.execute(
+      this.db,
+    );
+    return Number(rows[0]?.n ?? 0) <= this.fingerprints.size;
+  }
+
+  /** The table's indexes other than those of its constraints, with the SQL that made them. */
+  private async secondaryIndexes(): Promise<{ name: string; sql: string }[]> {
+    const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master
+      where type = 'index' and tbl_name = ${this.table} and sql is not null order by name`.execute(this.db);
+    return rows;
   }
 }
+
+/** Below this many staged rows, the indexes are never rebuilt: a small import is quick either way. */
+const REBUILD_MIN_ROWS = 10_000;
 
 /**
  * The most rows staged at once: their fingerprints are the one thing held in memory for

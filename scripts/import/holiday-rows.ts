@@ -8,7 +8,7 @@
  */
 import * as v from "valibot";
 import type { ClosureDayInput } from "../../lib/admin-store.ts";
-import { derivedId } from "../../lib/ids.ts";
+import { importDerivedId } from "./derived-ids.ts";
 import { HOLIDAY_ENTRY_FIELDS } from "../../lib/record-fields.ts";
 import { calendarKey, date, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
 import { IMPORT_RULES, importEntries } from "./import-fields.ts";
@@ -51,7 +51,7 @@ export function holidayRow(record: Record<string, unknown>, deleted: boolean, op
     if (c.applies_to !== scope && c[scope] !== null) problems.push({ field: scope, problem: `must be null unless applies_to is ${scope}` });
   }
   const identity = `${c.date}|${c.name}|${c.applies_to}|${c.department ?? ""}|${c.location ?? ""}`;
-  const id = c.id ?? derivedId(options.organisationId, "closure", identity);
+  const id = c.id ?? importDerivedId(options.organisationId, "closure", identity);
   if (deleted) return { type: "delete", record: "closure", id };
   const closure: ClosureDayInput = { ...c, id };
   return { type: "closure", closure };

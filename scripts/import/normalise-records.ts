@@ -20,7 +20,7 @@ import * as v from "valibot";
 import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
 import { restoreFormula } from "../../lib/csv-formula.ts";
 import { parseDate } from "../../lib/dates.ts";
-import { derivedId } from "../../lib/ids.ts";
+import { importDerivedId } from "./derived-ids.ts";
 import { readBookingFields } from "./booking-fields.ts";
 import { holidayRow } from "./holiday-rows.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
@@ -90,7 +90,7 @@ export function createRecordNormaliser(kind: ImportKind, options: NormaliseOptio
     let id = ids.get(key);
     if (id === undefined) {
       if (ids.size >= REFERENCE_ID_LIMIT) ids.clear();
-      id = derivedId(options.organisationId, target, key);
+      id = importDerivedId(options.organisationId, target, key);
       ids.set(key, id);
     }
     return id;
@@ -197,7 +197,7 @@ function recordId(
   problems: Problems,
 ): string | null {
   if (key.id !== null) return key.id;
-  if (key.external_id !== null) return derivedId(organisationId, kind, key.external_id);
+  if (key.external_id !== null) return importDerivedId(organisationId, kind, key.external_id);
   problems.push({ field: "id", problem: "id or external_id is required" });
   return null;
 }
