@@ -128,6 +128,29 @@ describe("the SQL store and records without a body", () => {
     expect(Number(bookings[0]!.n)).toBe(0);
   });
 
+  test("a first import large enough to build the booking indexes afresh writes every body too", async () => {
+    const { store, db, people } = await seededStore();
+    const many = Array.from({ length: 12_000 }, (_, i) =>
+      booking(people[i % 3]!.id, {
+        start_date: `2027-${String(1 + (i % 12)).padStart(2, "0")}-0${1 + (i % 9)}`,
+        end_date: `2027-${String(1 + (i % 12)).padStart(2, "0")}-1${i % 9}`,
+      }),
+    );
+    const other = "0b000000-0000-4000-8000-00000000000b";
+    await store.createOrganisation({ id: other, name: `record-text large ${crypto.randomUUID()}`, api_enabled: true, created_at: NOW });
+    await store.runImport(async (w) => {
+      await w.upsertEmployees(other, people, NOW);
+      await w.upsertLeaveTypes(other, [ANNUAL], NOW);
+      await w.upsertLeaveBookings(other, many, NOW);
+    });
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from leave_bookings where rendered is null`.execute(db);
+    expect(Number(rows[0]!.n)).toBe(0);
+    const q = { organisationId: other, from: "2027-03-01", to: "2027-03-31", limit: 500 };
+    const records = await store.listOverlappingLeave(q);
+    expect(records.length).toBe(500);
+    expect((await store.listOverlappingLeaveText!(q)).map((r) => r.json)).toEqual(records.map((b) => JSON.stringify(leaveBookingJson(b))));
+  });
+
   test("a page that meets a record with no body is read the old way, to the same text", async () => {
     const { store, db, people, bookings } = await seededStore();
     await sql`update employees set rendered = null where id = ${people[1]!.id}`.execute(db);
