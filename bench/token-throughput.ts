@@ -4,7 +4,7 @@
  * with 32 requests in flight, each client asked at most 9 times per fake minute so the
  * 10-per-minute limit is never hit (target 5 of npm run bench, without the socket).
  *
- *   bun bench/token-throughput.ts [--seconds 5] [--clients 1000] [--store sqlite|postgres] [--root DIR]
+ *   bun bench/token-throughput.ts [--seconds 5] [--clients 1000] [--store sqlite|postgres|memory] [--root DIR]
  *
  * `--root` runs another checkout's code (e.g. an export of the previous commit) with this
  * same driver, so that two versions can be measured alternately on a shared machine.
@@ -40,6 +40,12 @@ async function openStore(): Promise<{ store: BenchAdminStore; dispose: () => Pro
     const database = await createPostgresDatabase("leaveapi_bench_tokens");
     const store = openPostgresStore({ connectionString: database.url }) as BenchAdminStore;
     return { store, dispose: () => store.close().then(database.drop) };
+  }
+  if (values.store === "memory") {
+    // The handler's own share: no database at all.
+    const { createMemoryStore } = await import(join(root, "entry/memory.ts"));
+    const store = createMemoryStore() as BenchAdminStore;
+    return { store, dispose: () => store.close() };
   }
   const { openSqliteStore } = await import(join(root, "entry/sqlite.ts"));
   const dir = mkdtempSync(join(tmpdir(), "leaveapi-tokens-"));

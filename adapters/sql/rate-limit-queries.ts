@@ -2,6 +2,7 @@
 import { sql, type Kysely } from "kysely";
 import type { RateDecision, RateSlot, Store } from "../../lib/store.ts";
 import { defineQuery, rawQuery, type QueryDefinition } from "./compiled-queries.ts";
+import { inDirectTransaction } from "./direct-transactions.ts";
 import { instant } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
@@ -52,33 +53,18 @@ export interface SlotFollowUp<V extends object> {
 }
 
 /**
- * On a bun:sqlite file: the whole transaction in one JavaScript turn on the direct
- * connection, so no other request's statement can slip into it. BEGIN IMMEDIATE takes
- * the write lock before counting, so another process sharing the file (serve --workers)
- * cannot count the same free slot; the slot and what follows it are one commit.
+ * The slot's statements, inside a transaction on the direct connection that holds the
+ * write lock (direct-transactions.ts): delete the key's stale events, insert one only
+ * while under the limit, and run what follows only when it went in.
  */
 function takeSlotNow<V extends object>(ctx: SqlContext, slot: RateSlot, then: SlotFollowUp<V> | undefined): RateDecision {
   const queries = ctx.primary;
-  const run = queries.direct!;
   const window = windowOf(slot);
-  run("begin immediate", []);
-  let committed = false;
-  try {
-    queries.rowsNow(sweepKeyQuery, window);
-    const inserted = queries.rowsNow(insertUnderLimitQuery, { ...window, now: slot.now, limit: slot.limit });
-    const decision = inserted.length > 0 ? ({ allowed: true } as const) : refusal(queries.rowsNow(newestEventsQuery, { ...window, limit: slot.limit }), slot);
-    if (decision.allowed && then) queries.rowsNow(then.query, then.values);
-    run("commit", []);
-    committed = true;
-    return decision;
-  } finally {
-    // A failed commit may have rolled back already; the error worth reporting is the first.
-    if (!committed) {
-      try {
-        run("rollback", []);
-      } catch {}
-    }
-  }
+  queries.rowsNow(sweepKeyQuery, window);
+  const inserted = queries.rowsNow(insertUnderLimitQuery, { ...window, now: slot.now, limit: slot.limit });
+  if (inserted.length === 0) return refusal(queries.rowsNow(newestEventsQuery, { ...window, limit: slot.limit }), slot);
+  if (then) queries.rowsNow(then.query, then.values);
+  return { allowed: true };
 }
 
 /**
@@ -105,7 +91,8 @@ function takeSlotInTransaction<V extends object>(ctx: SqlContext, slot: RateSlot
  * the slot's transaction, and only when the slot was taken.
  */
 export function takeSlot<V extends object>(ctx: SqlContext, slot: RateSlot, then?: SlotFollowUp<V>): Promise<RateDecision> {
-  return ctx.guard(async () => (ctx.primary.direct ? takeSlotNow(ctx, slot, then) : takeSlotInTransaction(ctx, slot, then)));
+  const direct = ctx.primary.direct;
+  return ctx.guard(() => (direct ? inDirectTransaction(direct, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then)));
 }
 
 export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | "checkRateLimit" | "sweepRateEvents"> {
