@@ -308,6 +308,14 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
       return rateEvents.take(key, now, limit, windowMs);
     },
 
+    // Synchronous from the count to the token: nothing else can run in between.
+    async takeRateSlotAndSaveToken(slot, digest, grant) {
+      open();
+      const decision = rateEvents.take(slot.key, slot.now, slot.limit, slot.windowMs);
+      if (decision.allowed) keepToken(digest, grant);
+      return decision;
+    },
+
     async checkRateLimit(key, now, limit, windowMs) {
       open();
       return rateEvents.check(key, now, limit, windowMs);

@@ -32,6 +32,7 @@ export type {
   LeavePageQuery,
   Organisation,
   RateDecision,
+  RateSlot,
   Store,
 } from "../lib/store.ts";
 /** Seeding a store from plain records (a demo, a fixture file): `writeStoreContents(store, contents, now)`. */

@@ -17,8 +17,8 @@ import {
   mintAccessToken,
   type RandomBytes,
 } from "./credentials.ts";
-import { formatScopes, grantScopes } from "./scopes.ts";
-import type { ApiClient, ClientCredentials, Store } from "./store.ts";
+import { formatScopes, grantScopes, type Scope } from "./scopes.ts";
+import type { ApiClient, ClientCredentials, RateDecision, RateSlot, Store } from "./store.ts";
 import type { TokenRequest } from "./token-request.ts";
 
 export interface TokenLimits {
@@ -50,7 +50,7 @@ export interface IssuedToken {
   scope: string;
 }
 
-type TokenStore = Pick<Store, "findClient" | "checkRateLimit" | "takeRateSlot" | "saveToken">;
+type TokenStore = Pick<Store, "findClient" | "checkRateLimit" | "takeRateSlot" | "takeRateSlotAndSaveToken">;
 
 function invalidClient(description = "Client authentication failed: unknown client, wrong secret or revoked credentials."): ApiError {
   return new ApiError(401, "invalid_client", description);
@@ -97,6 +97,33 @@ async function countFailedAuthentication(store: TokenStore, remoteAddress: strin
   }
 }
 
+/** Throws the 429 of a refused per-client slot. */
+function refuseOverLimit(decision: RateDecision, limits: TokenLimits): void {
+  if (!decision.allowed) {
+    throw tooManyRequests(
+      decision.retryAfterMs / 1000,
+      `At most ${limits.perClient} token requests per minute per client; reuse the token you have until it expires.`,
+    );
+  }
+}
+
+/** The scopes an authenticated client's request is granted, or the 400 that refuses it: grant type, then API access, then scope. */
+function checkGrant(request: TokenRequest, client: ClientCredentials): { granted: Scope[] } | ApiError {
+  if (request.grantType !== "client_credentials") {
+    return new ApiError(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported.", { param: "grant_type" });
+  }
+  if (!client.api_enabled) {
+    return new ApiError(400, "unauthorized_client", "API access is switched off for this organisation; ask its administrator to enable it.");
+  }
+  const granted = grantScopes(request.scope, client.scopes);
+  if ("refused" in granted) {
+    return new ApiError(400, "invalid_scope", `These scopes cannot be granted to this client: ${describeRefused(granted.refused)}.`, {
+      param: "scope",
+    });
+  }
+  return granted;
+}
+
 /**
  * Issues an access token for a client-credentials request and stores its digest; throws
  * the `ApiError` of the first check that fails: 401 `invalid_client`, 429, 400
@@ -120,32 +147,23 @@ export async function issueToken(store: TokenStore, request: TokenRequest, optio
   }
   options.onAuthenticated?.(client);
 
-  const slot = await store.takeRateSlot(`token-requests:${client.client_id}`, now, limits.perClient, limits.windowMs);
-  if (!slot.allowed) {
-    throw tooManyRequests(
-      slot.retryAfterMs / 1000,
-      `At most ${limits.perClient} token requests per minute per client; reuse the token you have until it expires.`,
-    );
+  // Every request whose client authentication succeeded takes a slot, whatever is decided
+  // after; the limit is checked before the grant (docs/api.md, "Order of checks").
+  const slot: RateSlot = { key: `token-requests:${client.client_id}`, now, limit: limits.perClient, windowMs: limits.windowMs };
+  const grant = checkGrant(request, client);
+  if (grant instanceof ApiError) {
+    refuseOverLimit(await store.takeRateSlot(slot.key, slot.now, slot.limit, slot.windowMs), limits);
+    throw grant;
   }
-  if (request.grantType !== "client_credentials") {
-    throw new ApiError(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported.", { param: "grant_type" });
-  }
-  if (!client.api_enabled) {
-    throw new ApiError(400, "unauthorized_client", "API access is switched off for this organisation; ask its administrator to enable it.");
-  }
-  const granted = grantScopes(request.scope, client.scopes);
-  if ("refused" in granted) {
-    throw new ApiError(400, "invalid_scope", `These scopes cannot be granted to this client: ${describeRefused(granted.refused)}.`, {
-      param: "scope",
-    });
-  }
-
+  // A request that will be granted takes its slot and stores its token in one transaction
+  // (one commit on SQLite) rather than two writes.
   const token = mintAccessToken(options.randomBytes ?? cryptoRandomBytes);
-  await store.saveToken(digestSecret(token), {
+  const decision = await store.takeRateSlotAndSaveToken(slot, digestSecret(token), {
     organisation_id: client.organisation_id,
     client_id: client.client_id,
-    scopes: granted.granted,
+    scopes: grant.granted,
     expires_at: now + TOKEN_LIFETIME_SECONDS * 1000,
   });
-  return { access_token: token, token_type: "Bearer", expires_in: TOKEN_LIFETIME_SECONDS, scope: formatScopes(granted.granted) };
+  refuseOverLimit(decision, limits);
+  return { access_token: token, token_type: "Bearer", expires_in: TOKEN_LIFETIME_SECONDS, scope: formatScopes(grant.granted) };
 }

@@ -12,8 +12,9 @@ export function isScope(value: string): value is Scope {
 
 /** Canonical order and no repeats: what is stored and what a token response says. */
 export function normalizeScopes(scopes: Iterable<Scope>): Scope[] {
-  const set = new Set(scopes);
-  return ALL_SCOPES.filter((s) => set.has(s));
+  // Three scopes at most: a scan of the list costs less than building a Set, on every token request.
+  const given = Array.isArray(scopes) ? (scopes as readonly Scope[]) : [...scopes];
+  return ALL_SCOPES.filter((s) => given.includes(s));
 }
 
 export function formatScopes(scopes: readonly Scope[]): string {

@@ -47,6 +47,14 @@ export interface AccessTokenGrant {
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
+/** One event to record under `key` at `now`, if fewer than `limit` were recorded in the window (now − windowMs, now]. */
+export interface RateSlot {
+  key: string;
+  now: number;
+  limit: number;
+  windowMs: number;
+}
+
 export interface EmployeePageQuery {
   organisationId: string;
   status?: string;
@@ -129,6 +137,16 @@ export interface Store {
    * oldest counted event leaves the window. Concurrent callers never exceed the limit.
    */
   takeRateSlot(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision>;
+
+  /**
+   * `takeRateSlot`, then, only when it allows, `saveToken`, as one atomic step: the token
+   * endpoint's one write for a request that passed every other check. Refused: records
+   * nothing, stores nothing, and answers as `takeRateSlot` would. Allowed: the event is
+   * recorded and the token stored as `saveToken` promises (nothing when the organisation's
+   * API access is off by then). Concurrent callers never exceed the limit, across every
+   * process sharing the store. One transaction where there were two writes.
+   */
+  takeRateSlotAndSaveToken(slot: RateSlot, digest: string, grant: AccessTokenGrant): Promise<RateDecision>;
 
   /** Like `takeRateSlot` but only looks: would one more event under `key` be within the limit? */
   checkRateLimit(key: string, now: number, limit: number, windowMs: number): Promise<RateDecision>;

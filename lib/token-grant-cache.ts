@@ -83,6 +83,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     saveToken: (digest, grant) => store.saveToken(digest, grant),
     findToken: cache.findToken,
     takeRateSlot: (key, now, limit, windowMs) => store.takeRateSlot(key, now, limit, windowMs),
+    takeRateSlotAndSaveToken: (slot, digest, grant) => store.takeRateSlotAndSaveToken(slot, digest, grant),
     checkRateLimit: (key, now, limit, windowMs) => store.checkRateLimit(key, now, limit, windowMs),
     sweepRateEvents: (now, windowMs) => store.sweepRateEvents(now, windowMs),
     listEmployees: (query) => store.listEmployees(query),

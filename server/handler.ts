@@ -169,7 +169,7 @@ export function createHandler(options: HandlerOptions): Handler {
     .all("/v1/oauth/token", (req, state) => {
       state.route = "/v1/oauth/token";
       only(["POST"], state);
-      return handleTokenRequest(req.request, store, {
+      return handleTokenRequest(req.request, state.url, store, {
         now: state.now,
         remoteAddress: state.remoteAddress,
         randomBytes,

@@ -55,8 +55,8 @@ async function readBody(req: Request): Promise<string> {
 }
 
 /** The token request an HTTP request carries; throws the 400 or 413 for one that cannot be read. */
-async function parseTokenRequest(req: Request): Promise<TokenRequest> {
-  if (new URL(req.url).search !== "") {
+async function parseTokenRequest(req: Request, url: URL): Promise<TokenRequest> {
+  if (url.search !== "") {
     throw invalidRequest("The token endpoint takes no query parameters; send every parameter in the form body.");
   }
   if (!isFormContentType(req.headers.get("content-type"))) {
@@ -67,8 +67,9 @@ async function parseTokenRequest(req: Request): Promise<TokenRequest> {
   return readTokenRequest(form, parseBasicAuthorization(req.headers.get("authorization")));
 }
 
-export async function handleTokenRequest(req: Request, store: Store, options: IssueTokenOptions): Promise<Response> {
-  const request = await parseTokenRequest(req);
+/** `url` is the request's, as the handler already parsed it. */
+export async function handleTokenRequest(req: Request, url: URL, store: Store, options: IssueTokenOptions): Promise<Response> {
+  const request = await parseTokenRequest(req, url);
   try {
     return json(200, await issueToken(store, request, options), { Pragma: "no-cache" });
   } catch (error) {

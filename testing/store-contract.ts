@@ -327,6 +327,62 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
       );
     });
 
+    describe("takeRateSlotAndSaveToken", () => {
+      const allowed: RateDecision = { allowed: true };
+      const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
+      const grant = { organisation_id: I.orgA, client_id: I.clients.live, scopes: ["leave:read" as const], expires_at: T0 + 3_600_000 };
+      const slot = (at: number, limit: number) => ({ key: "token-requests:k", now: T0 + at, limit, windowMs: 1000 });
+      const digest = (n: number) => n.toString(16).padStart(64, "d");
+
+      test(
+        "takes the slot and saves the token; refused, it records nothing and saves nothing",
+        withStore(async (store) => {
+          expect(await store.takeRateSlotAndSaveToken(slot(0, 2), digest(1), grant)).toEqual(allowed);
+          expect(await store.takeRateSlotAndSaveToken(slot(100, 2), digest(2), grant)).toEqual(allowed);
+          expect(await store.takeRateSlotAndSaveToken(slot(300, 2), digest(3), grant)).toEqual(refused(700));
+          expect(await store.findToken(digest(1))).toEqual(grant);
+          expect(await store.findToken(digest(2))).toEqual(grant);
+          expect(await store.findToken(digest(3))).toBeNull();
+          // Had the refusal counted, the window (0, 1000] would still be full.
+          expect(await store.takeRateSlotAndSaveToken(slot(1000, 2), digest(4), grant)).toEqual(allowed);
+          expect(await store.findToken(digest(4))).toEqual(grant);
+        }),
+      );
+
+      test(
+        "counts under the same key as takeRateSlot and checkRateLimit",
+        withStore(async (store) => {
+          const { key, windowMs } = slot(0, 2);
+          expect(await store.takeRateSlot(key, T0, 2, windowMs)).toEqual(allowed);
+          expect(await store.takeRateSlotAndSaveToken(slot(10, 2), digest(1), grant)).toEqual(allowed);
+          expect(await store.checkRateLimit(key, T0 + 20, 2, windowMs)).toEqual(refused(980));
+          expect(await store.takeRateSlotAndSaveToken(slot(20, 2), digest(2), grant)).toEqual(refused(980));
+          expect(await store.takeRateSlot(key, T0 + 20, 2, windowMs)).toEqual(refused(980));
+        }),
+      );
+
+      test(
+        "takes the slot but keeps no token while the organisation's API access is off",
+        withStore(async (store, _fixture, under) => {
+          await under.setApiEnabled(I.orgA, false);
+          expect(await store.takeRateSlotAndSaveToken(slot(0, 1), digest(1), grant)).toEqual(allowed);
+          expect(await store.checkRateLimit(slot(0, 1).key, T0, 1, 1000)).toEqual(refused(1000));
+          await under.setApiEnabled(I.orgA, true);
+          expect(await store.findToken(digest(1))).toBeNull();
+        }),
+      );
+
+      test(
+        "never lets concurrent callers exceed the limit, and saves exactly the tokens of the slots taken",
+        withStore(async (store) => {
+          const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => store.takeRateSlotAndSaveToken(slot(0, 10), digest(i), grant)));
+          expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+          const found = await Promise.all(decisions.map((_, i) => store.findToken(digest(i))));
+          expect(found.map((g) => g !== null)).toEqual(decisions.map((d) => d.allowed));
+        }),
+      );
+    });
+
     describe("sweepRateEvents", () => {
       const refused = (retryAfterMs: number): RateDecision => ({ allowed: false, retryAfterMs });
 

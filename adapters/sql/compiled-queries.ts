@@ -95,8 +95,40 @@ export class CompiledQueries {
 
   /** Runs `definition` with `values`: the rows, typed as the built query's. */
   async rows<V extends object, R>(definition: QueryDefinition<V, R>, values: NoInfer<V>): Promise<R[]> {
-    const bound = boundNames(values);
-    const key = bound.join(",");
+    const { shape, parameters } = this.bind(definition, values);
+    return (await this.execute(shape, parameters)) as R[];
+  }
+
+  /**
+   * Like `rows`, on a transaction of this connection (Postgres, a SQLite store without a
+   * direct connection): the statement keeps its one compiled shape, and on Postgres its
+   * prepared statement.
+   */
+  async rowsIn<V extends object, R>(executor: Kysely<Tables>, definition: QueryDefinition<V, R>, values: NoInfer<V>): Promise<R[]> {
+    const { shape, parameters } = this.bind(definition, values);
+    return (await executor.executeQuery({ ...shape.compiled, parameters })).rows as R[];
+  }
+
+  /** The direct connection's synchronous runner, when this connection has one (a bun:sqlite file). */
+  get direct(): DirectRunner | undefined {
+    return this.options.hot?.direct;
+  }
+
+  /**
+   * Like `rows`, now, on the direct connection: statements run this way in one JavaScript
+   * turn cannot interleave with another request's, so a transaction opened on `direct`
+   * holds only their work.
+   */
+  rowsNow<V extends object, R>(definition: QueryDefinition<V, R>, values: NoInfer<V>): R[] {
+    const direct = this.direct;
+    if (!direct) throw new Error("rowsNow needs a direct connection.");
+    const { shape, parameters } = this.bind(definition, values);
+    return direct(shape.compiled.sql, parameters) as R[];
+  }
+
+  /** The shape compiled for these values' names, and the values in the order its SQL binds them. */
+  private bind<V extends object, R>(definition: QueryDefinition<V, R>, values: V): { shape: Shape; parameters: unknown[] } {
+    const key = boundKey(values);
     let shapes = this.named.get(definition);
     if (!shapes) {
       shapes = new Map();
@@ -104,13 +136,13 @@ export class CompiledQueries {
     }
     let shape = shapes.get(key);
     if (!shape) {
+      const bound = boundNames(values);
       const slots = Object.fromEntries(bound.map((name) => [name, slot(name)])) as Slots<V>;
       shape = this.compile(key, definition.build(slots, this.db, this.caps), bound);
       shapes.set(key, shape);
     }
     const record = values as Record<string, unknown>;
-    const parameters = shape.binds.map((name) => record[name]);
-    return (await this.execute(shape, parameters)) as R[];
+    return { shape, parameters: shape.binds.map((name) => record[name]) };
   }
 
   /**
@@ -153,6 +185,19 @@ export class CompiledQueries {
     if (direct) return direct(shape.compiled.sql, parameters);
     return (await this.db.executeQuery({ ...shape.compiled, parameters })).rows;
   }
+}
+
+/**
+ * `boundNames(values).join(",")`, without the arrays: it is asked on every run of a query,
+ * a token request's half dozen included, and the shape it finds is almost always there.
+ */
+function boundKey(values: object): string {
+  const record = values as Record<string, unknown>;
+  let key = "";
+  for (const name in record) {
+    if (record[name] !== undefined) key = key === "" ? name : `${key},${name}`;
+  }
+  return key;
 }
 
 /** The names of the values bound: those not `undefined`, in the order given. */

@@ -1,7 +1,8 @@
 /** Rate limits in the SQL store: events per key in a sliding window, on the primary. */
 import { sql, type Kysely } from "kysely";
-import type { RateDecision, Store } from "../../lib/store.ts";
-import { defineQuery, rawQuery } from "./compiled-queries.ts";
+import type { RateDecision, RateSlot, Store } from "../../lib/store.ts";
+import { defineQuery, rawQuery, type QueryDefinition } from "./compiled-queries.ts";
+import { inDirectTransaction } from "./direct-transactions.ts";
 import { instant } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
@@ -10,10 +11,6 @@ interface WindowValues {
   key: string;
   since: number;
 }
-
-const staleEventQuery = defineQuery<WindowValues & { one: number }>()((s, db) =>
-  db.selectFrom("rate_events").select("at").where("key", "=", s.key).where("at", "<=", s.since).limit(s.one),
-);
 
 const sweepKeyQuery = defineQuery<WindowValues>()((s, db) => db.deleteFrom("rate_events").where("key", "=", s.key).where("at", "<=", s.since));
 
@@ -36,65 +33,78 @@ const countEventsQuery = defineQuery<WindowValues>()((s, db) =>
     .where("at", ">", s.since),
 );
 
-/** How long until enough events leave the window for one more to fit. */
-async function refusal(db: Kysely<Tables>, key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
-  const rows = await db
-    .selectFrom("rate_events")
-    .select("at")
-    .where("key", "=", key)
-    .where("at", ">", now - windowMs)
-    .orderBy("at", "desc")
-    .limit(limit)
-    .execute();
-  const oldestThatMustLeave = rows.length > 0 ? instant(rows[rows.length - 1]!.at) : now;
-  return { allowed: false, retryAfterMs: Math.max(1, oldestThatMustLeave + windowMs - now) };
+/** The newest `limit` events in the window, newest first: the last of them must leave for one more to fit. */
+const newestEventsQuery = defineQuery<WindowValues & { limit: number }>()((s, db) =>
+  db.selectFrom("rate_events").select("at").where("key", "=", s.key).where("at", ">", s.since).orderBy("at", "desc").limit(s.limit),
+);
+
+const windowOf = (slot: RateSlot): WindowValues => ({ key: slot.key, since: slot.now - slot.windowMs });
+
+/** How long until enough of the newest events leave the window for one more to fit. */
+function refusal(newest: readonly { at: number | string }[], slot: RateSlot): RateDecision {
+  const oldestThatMustLeave = newest.length > 0 ? instant(newest[newest.length - 1]!.at) : slot.now;
+  return { allowed: false, retryAfterMs: Math.max(1, oldestThatMustLeave + slot.windowMs - slot.now) };
+}
+
+/** A statement to run in the slot's transaction once the slot is taken, e.g. a token's insert. */
+export interface SlotFollowUp<V extends object> {
+  query: QueryDefinition<V, unknown>;
+  values: V;
 }
 
 /**
- * SQLite runs one writer at a time, so the conditional insert is atomic on its own and
- * needs no transaction around it; its statements are compiled once (a token request pays
- * for this on every call).
+ * The slot's statements, inside a transaction on the direct connection that holds the
+ * write lock (direct-transactions.ts): delete the key's stale events, insert one only
+ * while under the limit, and run what follows only when it went in.
  */
-async function takeSlotAlone(ctx: SqlContext, key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
-  const since = now - windowMs;
-  // A delete that finds nothing still takes the write lock and commits; most calls have
-  // nothing old to sweep, so a read asks first.
-  const [stale] = await ctx.primary.rows(staleEventQuery, { key, since, one: 1 });
-  if (stale) await ctx.primary.rows(sweepKeyQuery, { key, since });
-  const inserted = await ctx.primary.rows(insertUnderLimitQuery, { key, now, since, limit });
-  if (inserted.length > 0) return { allowed: true };
-  return refusal(ctx.db, key, now, limit, windowMs);
+function takeSlotNow<V extends object>(ctx: SqlContext, slot: RateSlot, then: SlotFollowUp<V> | undefined): RateDecision {
+  const queries = ctx.primary;
+  const window = windowOf(slot);
+  queries.rowsNow(sweepKeyQuery, window);
+  const inserted = queries.rowsNow(insertUnderLimitQuery, { ...window, now: slot.now, limit: slot.limit });
+  if (inserted.length === 0) return refusal(queries.rowsNow(newestEventsQuery, { ...window, limit: slot.limit }), slot);
+  if (then) queries.rowsNow(then.query, then.values);
+  return { allowed: true };
 }
 
-/** Postgres: check-and-insert serialised per key by an advisory lock, across every instance sharing the database. */
-function takeSlotLocked(ctx: SqlContext, key: string, now: number, limit: number, windowMs: number): Promise<RateDecision> {
-  return ctx.db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
-    await trx
-      .deleteFrom("rate_events")
-      .where("key", "=", key)
-      .where("at", "<=", now - windowMs)
-      .execute();
+/**
+ * Through Kysely (Postgres; SQLite without a direct connection): one transaction. On
+ * Postgres an advisory lock on the key serialises check-and-insert across every instance
+ * sharing the database; on SQLite the first statement, a delete, takes the write lock.
+ */
+function takeSlotInTransaction<V extends object>(ctx: SqlContext, slot: RateSlot, then: SlotFollowUp<V> | undefined): Promise<RateDecision> {
+  const queries = ctx.primary;
+  const window = windowOf(slot);
+  return ctx.db.transaction().execute(async (trx: Kysely<Tables>) => {
+    if (ctx.caps.advisoryLocks) await sql`select pg_advisory_xact_lock(hashtext(${slot.key}))`.execute(trx);
+    await queries.rowsIn(trx, sweepKeyQuery, window);
     // One statement: insert only while under the limit, so concurrent callers cannot overshoot.
-    const inserted = await sql`
-      insert into rate_events (key, at)
-      select ${key}, ${now}
-      where (select count(*) from rate_events where key = ${key} and at > ${now - windowMs}) < ${limit}
-    `.execute(trx);
-    if (Number(inserted.numAffectedRows ?? 0) > 0) return { allowed: true } as const;
-    return refusal(trx, key, now, limit, windowMs);
+    const inserted = await queries.rowsIn(trx, insertUnderLimitQuery, { ...window, now: slot.now, limit: slot.limit });
+    if (inserted.length === 0) return refusal(await queries.rowsIn(trx, newestEventsQuery, { ...window, limit: slot.limit }), slot);
+    if (then) await queries.rowsIn(trx, then.query, then.values);
+    return { allowed: true } as const;
   });
+}
+
+/**
+ * `Store.takeRateSlot`, and with `then`, `takeRateSlotAndSaveToken`'s slot: `then` runs in
+ * the slot's transaction, and only when the slot was taken.
+ */
+export function takeSlot<V extends object>(ctx: SqlContext, slot: RateSlot, then?: SlotFollowUp<V>): Promise<RateDecision> {
+  const direct = ctx.primary.direct;
+  return ctx.guard(() => (direct ? inDirectTransaction(direct, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then)));
 }
 
 export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | "checkRateLimit" | "sweepRateEvents"> {
   return {
-    takeRateSlot: (key, now, limit, windowMs) => ctx.guard(() => (ctx.caps.advisoryLocks ? takeSlotLocked : takeSlotAlone)(ctx, key, now, limit, windowMs)),
+    takeRateSlot: (key, now, limit, windowMs) => takeSlot(ctx, { key, now, limit, windowMs }),
 
     checkRateLimit: (key, now, limit, windowMs) =>
       ctx.guard(async () => {
-        const [row] = await ctx.primary.rows(countEventsQuery, { key, since: now - windowMs });
+        const slot = { key, now, limit, windowMs };
+        const [row] = await ctx.primary.rows(countEventsQuery, windowOf(slot));
         if (Number(row?.n ?? 0) < limit) return { allowed: true };
-        return refusal(ctx.db, key, now, limit, windowMs);
+        return refusal(await ctx.primary.rows(newestEventsQuery, { ...windowOf(slot), limit }), slot);
       }),
 
     sweepRateEvents: (now, windowMs) =>

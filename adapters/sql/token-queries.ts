@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { AccessTokenGrant, ClientCredentials, Store } from "../../lib/store.ts";
 import { defineQuery, rawQuery } from "./compiled-queries.ts";
 import { bool, instant, scopeList } from "./row-mapping.ts";
+import { takeSlot } from "./rate-limit-queries.ts";
 import type { SqlContext } from "./sql-context.ts";
 
 /** Expired tokens are swept after every this many issued, rather than on every issue. */
@@ -67,8 +68,29 @@ const findTokenQuery = defineQuery<{ digest: string }>()((s, db) =>
     .where("t.digest", "=", s.digest),
 );
 
-export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveToken" | "findToken"> {
+/** A token's insert as saveTokenQuery binds it. */
+function saveTokenValues(ctx: SqlContext, digest: string, grant: AccessTokenGrant): SaveTokenValues {
+  return {
+    digest,
+    clientId: grant.client_id,
+    scopes: grant.scopes.join(" "),
+    expiresAt: grant.expires_at,
+    organisationId: grant.organisation_id,
+    enabled: ctx.boolValue(true),
+  };
+}
+
+export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveToken" | "takeRateSlotAndSaveToken" | "findToken"> {
   let tokensSaved = 0;
+  /** Expired tokens are useless; sweep them now and then rather than on every issue. */
+  const sweepNowAndThen = async (grant: AccessTokenGrant): Promise<void> => {
+    if (++tokensSaved % SWEEP_EVERY === 0) {
+      await ctx.db
+        .deleteFrom("access_tokens")
+        .where("expires_at", "<", grant.expires_at - 2 * 3600_000)
+        .execute();
+    }
+  };
   return {
     findClient: (clientId) =>
       ctx.guard(async (): Promise<ClientCredentials | null> => {
@@ -92,22 +114,15 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
 
     saveToken: (digest, grant) =>
       ctx.guard(async () => {
-        await ctx.primary.rows(saveTokenQuery, {
-          digest,
-          clientId: grant.client_id,
-          scopes: grant.scopes.join(" "),
-          expiresAt: grant.expires_at,
-          organisationId: grant.organisation_id,
-          enabled: ctx.boolValue(true),
-        });
-        // Expired tokens are useless; sweep them now and then rather than on every issue.
-        if (++tokensSaved % SWEEP_EVERY === 0) {
-          await ctx.db
-            .deleteFrom("access_tokens")
-            .where("expires_at", "<", grant.expires_at - 2 * 3600_000)
-            .execute();
-        }
+        await ctx.primary.rows(saveTokenQuery, saveTokenValues(ctx, digest, grant));
+        await sweepNowAndThen(grant);
       }),
+
+    takeRateSlotAndSaveToken: async (slot, digest, grant) => {
+      const decision = await takeSlot(ctx, slot, { query: saveTokenQuery, values: saveTokenValues(ctx, digest, grant) });
+      if (decision.allowed) await ctx.guard(() => sweepNowAndThen(grant));
+      return decision;
+    },
 
     /** The grant as stored, asked of the database every time. */
     findToken: (digest) =>

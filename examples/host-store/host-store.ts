@@ -6,10 +6,11 @@
  * It passes `runStoreContract` (test/store-contract-host-example.test.ts); docs/embedding.md
  * walks through it. bun:sqlite is synchronous, so every method does its work in one
  * JavaScript turn and other requests of this process cannot interleave with it; across
- * processes, the one read-count-write (`takeRateSlot`) takes SQLite's write lock first.
+ * processes, the read-count-writes (`takeRateSlot`, `takeRateSlotAndSaveToken`) take
+ * SQLite's write lock first.
  */
 import type { Database } from "bun:sqlite";
-import { StoreUnavailableError, type AccessTokenGrant, type ClientCredentials, type RateDecision, type Scope, type Store } from "leaveapi";
+import { StoreUnavailableError, type AccessTokenGrant, type ClientCredentials, type RateDecision, type RateSlot, type Scope, type Store } from "leaveapi";
 import { hostReads } from "./host-reads.ts";
 
 /** SQLite errors that mean "cannot reach the database now" (answered 503), not a bug (500). */
@@ -79,6 +80,13 @@ export function createHostStore(db: Database): Store {
     return { allowed: true };
   });
 
+  // The slot and the token in one transaction: one commit, and the token only with its slot.
+  const takeSlotAndSave = db.transaction((slot: RateSlot, digest: string, grant: AccessTokenGrant): RateDecision => {
+    const decision = takeSlot(slot.key, slot.now, slot.limit, slot.windowMs);
+    if (decision.allowed) insertToken(db, digest, grant);
+    return decision;
+  });
+
   return {
     installationKey: () =>
       guard(() => {
@@ -146,6 +154,8 @@ export function createHostStore(db: Database): Store {
       }),
 
     takeRateSlot: (key, now, limit, windowMs) => guard(() => takeSlot.immediate(key, now, limit, windowMs)),
+
+    takeRateSlotAndSaveToken: (slot, digest, grant) => guard(() => takeSlotAndSave.immediate(slot, digest, grant)),
 
     checkRateLimit: (key, now, limit, windowMs) =>
       guard(() => (countInWindow(key, now, windowMs) < limit ? { allowed: true } : refusal(key, now, limit, windowMs))),
