@@ -10,8 +10,17 @@ export const CLI = process.env.LEAVEAPI_BIN ? [process.env.LEAVEAPI_BIN] : [proc
 
 /** Resident set size of a process in KiB, from /proc (Linux). */
 export function rssKib(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return statusKib(pid, "VmRSS");
+}
+
+/** The anonymous part of a process's resident memory (heaps, caches), without mapped files such as the executable. */
+export function anonymousRssKib(pid: number): number {
+  return statusKib(pid, "RssAnon");
+}
+
+function statusKib(pid: number, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no ${field} for process ${pid}`);
   return Number(match[1]);
 }
 
