@@ -9,10 +9,15 @@
  * Read digit by digit, with no RegExp or Date: an import parses several dates per row.
  */
 export function parseDate(text: string): number | null {
-  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return null;
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
+  return text.length === 10 ? dayAt(text, 0) : null;
+}
+
+/** `parseDate` of the ten characters at `at`, read in place. */
+function dayAt(text: string, at: number): number | null {
+  if (text.charCodeAt(at + 4) !== 45 || text.charCodeAt(at + 7) !== 45) return null;
+  const year = digitsAt(text, at, 4);
+  const month = digitsAt(text, at + 5, 2);
+  const day = digitsAt(text, at + 8, 2);
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   return dayNumber(year, month, day);
 }
@@ -86,8 +91,11 @@ export function parseInstantCeil(text: string): number | null {
  */
 function parseCanonicalInstant(text: string): number | null {
   if (text.length !== 24 || text[10] !== "T" || text[13] !== ":" || text[16] !== ":" || text[19] !== "." || text[23] !== "Z") return null;
-  const day = parseDate(text.slice(0, 10));
-  const [hour, minute, second, millis] = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2), digitsAt(text, 20, 3)];
+  const day = dayAt(text, 0);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  const millis = digitsAt(text, 20, 3);
   if (day === null || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60 || millis < 0) return null;
   return (day * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + millis;
 }

@@ -19,9 +19,8 @@
 import * as v from "valibot";
 import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
 import { restoreFormula } from "../../lib/csv-formula.ts";
-import { parseDate } from "../../lib/dates.ts";
 import { importDerivedId } from "./derived-ids.ts";
-import { readBookingFields } from "./booking-fields.ts";
+import { readBookingFields, type BookingFields } from "./booking-fields.ts";
 import { holidayRow } from "./holiday-rows.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, importFieldsOfKind, importKeys, LEAVE_BOOKING_FIELDS, LEAVE_TYPE_FIELDS } from "../../lib/record-fields.ts";
@@ -242,18 +241,46 @@ function bookingRow(
   const id = b && recordId(b, options.organisationId, "leave", problems);
   if (!b || !id) return null;
   const before = problems.length;
-  if (parseDate(b.end_date)! < parseDate(b.start_date)!) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
+  // Both are valid YYYY-MM-DD dates (years 0001-9999), which sort as text as they do in time.
+  if (b.end_date < b.start_date) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
   checkHalfDay(b.start_half_day, b.start_half_period, "start", problems);
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
   if (employeeId === null && b.employee_external_id !== null) employeeId = referenceId("employee", b.employee_external_id);
   if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
   if (problems.length > before || employeeId === null) return null;
-  const { employee_external_id: _employeeExternalId, leave_type: t, ...fields } = b;
-  const leaveType: LeaveTypeRecord = { ...t, id: t.id ?? referenceId("leave_type", t.name) };
-  const booking: BookingDraft = { ...fields, id, employee_id: employeeId, leave_type_id: leaveType.id };
+  const t = b.leave_type;
+  const leaveType: LeaveTypeRecord = { id: t.id ?? referenceId("leave_type", t.name), name: t.name, category: t.category, is_paid: t.is_paid };
+  // Field by field, in the record's order: copying with rest and spread took a tenth of
+  // reading a booking. `_bookingFieldsCarried` keeps this list to the record's fields.
+  const booking: BookingDraft = {
+    id,
+    external_id: b.external_id,
+    employee_id: employeeId,
+    start_date: b.start_date,
+    end_date: b.end_date,
+    start_half_day: b.start_half_day,
+    start_half_period: b.start_half_period,
+    end_half_day: b.end_half_day,
+    end_half_period: b.end_half_period,
+    days: b.days,
+    status: b.status,
+    requested_at: b.requested_at,
+    reviewed_at: b.reviewed_at,
+    cancelled_at: b.cancelled_at,
+    leave_type_id: leaveType.id,
+  };
   return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
 }
+
+/**
+ * Every field a booking record has, but the two that name other records, is one of the
+ * draft's, and the reverse: a field added to the declaration fails to compile until
+ * `bookingRow` carries it (and with it the content digest, which covers every field); the same for the leave type's.
+ */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _bookingFieldsCarried: SameKeys<Exclude<keyof BookingFields, "employee_external_id" | "leave_type">, Exclude<keyof BookingDraft, "leave_type_id">> = true;
+const _leaveTypeFieldsCarried: SameKeys<keyof BookingFields["leave_type"], keyof LeaveTypeRecord> = true;
 
 /** A half-day period is `am`/`pm` exactly when its flag is true (docs/api.md, "Leave bookings"). */
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
