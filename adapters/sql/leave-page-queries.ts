@@ -262,14 +262,10 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
           }
           return text;
         };
-        const rows = await readPage(leaveTextQuery, q, (r, t) => ({ r, type: typeText(t) }));
-        if (rows.every(({ r }) => r.rendered !== null)) {
-          return rows.map(({ r, type }) => ({
-            key: r.start_date,
-            id: r.id,
-            json: leaveText(r.id, r.employee_id, type, r.rendered!, instant(r.updated_at)),
-          }));
-        }
+        const texts = await readPage(leaveTextQuery, q, (r, t): RecordText<string> | null =>
+          r.rendered === null ? null : { key: r.start_date, id: r.id, json: leaveText(r.id, r.employee_id, typeText(t), r.rendered, instant(r.updated_at)) },
+        );
+        if (texts.every((text): text is RecordText<string> => text !== null)) return texts;
         // A booking not rendered yet: the page is read as records and written out here.
         return (await listOverlappingLeave(q)).map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) }));
       }),
