@@ -9,29 +9,11 @@
  */
 import type { Kysely } from "kysely";
 import { employeeBody, leaveBody } from "../../lib/record-text.ts";
-import { EMPLOYEE_COLUMNS, toEmployee, toLeaveBooking, type EmployeeRow, type LeaveRow } from "./row-mapping.ts";
+import { EMPLOYEE_COLUMNS, LEAVE_BOOKING_COLUMNS, toEmployee, toLeaveBooking, type EmployeeRow, type LeaveRow } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
 
 const BATCH = 1_000;
 const PENDING = "render_pending";
-
-const BOOKING_COLUMNS = [
-  "id",
-  "employee_id",
-  "leave_type_id",
-  "start_date",
-  "end_date",
-  "start_half_day",
-  "start_half_period",
-  "end_half_day",
-  "end_half_period",
-  "days",
-  "status",
-  "requested_at",
-  "reviewed_at",
-  "cancelled_at",
-  "updated_at",
-] as const;
 
 /** The leave type does not show in a body; toLeaveBooking wants one. */
 const NO_TYPE = { id: "", name: "", category: "annual", is_paid: 1 };
@@ -80,7 +62,7 @@ export async function renderMissingBodies(db: Kysely<Tables>): Promise<number> {
   const pending = await db.selectFrom("installation").select("value").where("name", "=", PENDING).executeTakeFirst();
   if (!pending) return 0;
   const employees = await renderTable(db, "employees", EMPLOYEE_COLUMNS, (row: EmployeeRow & { rendered: string | null }) => employeeBody(toEmployee(row)));
-  const bookings = await renderTable(db, "leave_bookings", BOOKING_COLUMNS, (row: LeaveRow & { rendered: string | null }) =>
+  const bookings = await renderTable(db, "leave_bookings", LEAVE_BOOKING_COLUMNS, (row: LeaveRow & { rendered: string | null }) =>
     leaveBody(toLeaveBooking(row, NO_TYPE)),
   );
   await db.deleteFrom("installation").where("name", "=", PENDING).execute();

@@ -5,14 +5,7 @@
  */
 import type { Selectable } from "kysely";
 import type { ClosureAppliesTo, ClosureDayRecord, EmployeeRecord, HalfPeriod, LeaveBookingRecord, LeaveStatus, LeaveTypeRecord } from "../../lib/records.ts";
-import {
-  EMPLOYEE_FIELDS,
-  HOLIDAY_ENTRY_FIELDS,
-  type LEAVE_BOOKING_FIELDS,
-  LEAVE_TYPE_FIELDS,
-  recordColumns,
-  type RecordColumn,
-} from "../../lib/record-fields.ts";
+import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS, LEAVE_TYPE_FIELDS, recordColumns, type RecordColumn } from "../../lib/record-fields.ts";
 import type { Scope } from "../../lib/scopes.ts";
 import type { ClosureDaysTable, EmployeesTable, LeaveBookingsTable, LeaveTypesTable } from "./tables.ts";
 
@@ -27,6 +20,7 @@ export const scopeList = (text: string): Scope[] => (text === "" ? [] : (text.sp
 
 export const EMPLOYEE_COLUMNS = recordColumns(EMPLOYEE_FIELDS);
 export const LEAVE_TYPE_COLUMNS = recordColumns(LEAVE_TYPE_FIELDS);
+export const LEAVE_BOOKING_COLUMNS = recordColumns(LEAVE_BOOKING_FIELDS);
 export const CLOSURE_DAY_COLUMNS = recordColumns(HOLIDAY_ENTRY_FIELDS);
 
 export type EmployeeRow = Pick<Selectable<EmployeesTable>, RecordColumn<typeof EMPLOYEE_FIELDS>>;
