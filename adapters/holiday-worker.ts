@@ -30,6 +30,15 @@ export const PREFETCH_CALENDAR_MS = 20;
 export const HOLIDAY_TIMEOUT_MS = 15_000;
 
 /**
+ * How long the thread may sit with nothing to do before it is ended. Its heap (the
+ * dataset's rules and their per-year caches, ~30 MB once a prefetch has run) is given
+ * back to the system; what it computed stays remembered in `source`, and a later
+ * question for a calendar-year not yet computed starts a fresh thread (~40 ms to load the
+ * dataset, once). Long enough that a burst of such questions shares one thread.
+ */
+export const HOLIDAY_IDLE_MS = 30_000;
+
+/**
  * Where the thread's code is. Run from source, beside this file. In a binary from
  * `bun build --compile` every module is under /$bunfs/root/ by its path from the project
  * root. In a bundle (dist/lib, the package's library, and dist/cli, its command line) this
@@ -49,6 +58,8 @@ export interface HolidayWorkerOptions {
   threadUrl?: URL | string;
   /** How much of the thread's time `prefetch` may spend in all; PREFETCH_BUDGET_MS by default. */
   prefetchBudgetMs?: number;
+  /** How long the thread may sit idle before it is ended (a later question starts another); HOLIDAY_IDLE_MS by default. */
+  idleMs?: number;
 }
 
 export interface HolidayWorker {
@@ -64,6 +75,8 @@ export interface HolidayWorker {
   prefetch(calendarYears: Iterable<readonly [calendar: string, year: number]>): Promise<void>;
   /** Ends the thread; a later request starts a new one. */
   close(): Promise<void>;
+  /** Whether a thread is running now: from the first question until it has sat idle for `idleMs`, or is closed. */
+  readonly running: boolean;
 }
 
 interface Waiting {
@@ -78,6 +91,7 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   const timeoutMs = options.timeoutMs ?? HOLIDAY_TIMEOUT_MS;
   const threadUrl = options.threadUrl ?? defaultThreadUrl();
   const prefetchBudgetMs = options.prefetchBudgetMs ?? PREFETCH_BUDGET_MS;
+  const idleMs = options.idleMs ?? HOLIDAY_IDLE_MS;
   let thread: Worker | undefined;
   let threadReady = false;
   let nextId = 1;
@@ -85,6 +99,19 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   // One timer for the thread's progress, not one per question: a queue of slow
   // calendar-years is progress; a thread that answers nothing at all is stuck.
   let stuckTimer: ReturnType<typeof setTimeout> | undefined;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Called whenever the last waiting question is answered: a thread with nothing to do is ended after `idleMs`. */
+  function watchIdle(): void {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+    if (thread === undefined || waiting.size > 0) return;
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      if (waiting.size === 0) void stop(new Error("public holidays: the worker thread was idle"));
+    }, idleMs);
+    idleTimer.unref?.();
+  }
 
   const failAll = (error: Error) => {
     for (const w of waiting.values()) w.reject(error);
@@ -103,6 +130,8 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   }
 
   const stop = (error: Error) => {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
     const ending = thread;
     thread = undefined;
     threadReady = false;
@@ -133,6 +162,7 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
         w.resolve(answer.holidays);
       }
       prefetchNext();
+      watchIdle();
     });
     worker.on("error", (error: Error) => {
       if (thread === worker) void stop(new Error(`public holidays: the worker thread failed: ${error.message}`));
@@ -152,6 +182,8 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   const ask = (calendar: string, year: number): Promise<readonly PublicHoliday[]> =>
     new Promise((resolve, reject) => {
       thread ??= start();
+      clearTimeout(idleTimer);
+      idleTimer = undefined;
       const id = nextId++;
       waiting.set(id, { resolve, reject, calendar, ahead: askingAhead });
       if (waiting.size === 1) watchProgress();
@@ -199,6 +231,9 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
     close: () => {
       stopPrefetch();
       return stop(new Error("public holidays: the worker thread was closed"));
+    },
+    get running() {
+      return thread !== undefined;
     },
   };
 }

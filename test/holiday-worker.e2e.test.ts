@@ -1,8 +1,8 @@
 /**
  * createHolidayWorker: public holidays computed in a worker thread give the same answer
  * as in this thread, the event loop stays free while a lunar calendar is worked out, years
- * are computed ahead only for cheap calendars, and a thread that stops answering is ended
- * and replaced.
+ * are computed ahead only for cheap calendars, a thread that stops answering is ended
+ * and replaced, and an idle thread is ended to give its memory back.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHolidayWorker, PREFETCH_YEARS, warmHolidays, type HolidayWorker } from "../adapters/holiday-worker.ts";
@@ -103,6 +103,42 @@ describe("createHolidayWorker", () => {
     await Promise.all([worker.source("TW", 2031), worker.source("HK", 2031), worker.source("VN", 2031), worker.source("CN", 2031)]);
     computing = false;
     expect(turns).toBeGreaterThan(20);
+  });
+
+  /** Resolves once `condition` holds; fails the test if it has not within `withinMs` (a deadline, not a measurement). */
+  async function eventually(condition: () => boolean, withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
+      await Bun.sleep(5);
+    }
+  }
+
+  test("ends a thread that has sat idle, keeps what it computed, and starts another for a new calendar-year", async () => {
+    worker = createHolidayWorker({ idleMs: 50 });
+    expect(worker.running).toBe(false);
+    const first = await worker.source("DE-BY", 2026);
+    // Only once nothing waits: a busy thread is never ended for idleness.
+    expect(worker.running).toBe(true);
+    await eventually(() => !worker!.running, 5_000);
+    // Remembered in this thread: answered at once, with no thread started for it.
+    const remembered = worker.source("DE-BY", 2026);
+    expect(remembered).not.toBeInstanceOf(Promise);
+    expect(remembered).toEqual(first);
+    expect(worker.running).toBe(false);
+    // Not yet computed: a fresh thread answers it.
+    expect(await worker.source("DE-BY", 2040)).toEqual(computePublicHolidays("DE-BY", 2040));
+    expect(worker.running).toBe(true);
+  });
+
+  test("is not ended for idleness while a prefetch keeps it busy", async () => {
+    // A prefetch of many cheap calendar-years takes far longer than the idle time in all.
+    worker = createHolidayWorker({ idleMs: 1, prefetchBudgetMs: 60_000 });
+    await worker.source("DE-BY", 2026);
+    const years = Array.from({ length: 200 }, (_, i) => ["DE-BY", 1900 + i] as const);
+    await worker.prefetch(years);
+    // Every calendar-year was computed by the thread, none failed for the thread ending under it.
+    for (const [calendar, year] of years) expect(worker.source(calendar, year)).not.toBeInstanceOf(Promise);
   });
 
   test("ends a thread that answers nothing, fails what waited, and starts afresh", async () => {
