@@ -8,6 +8,11 @@
  * millisecond, less than a thread hop would add. A large body (the 3.57 MB docs script,
  * coded once per process) is coded off the event loop, at the default levels.
  *
+ * On Bun (`leaveapi serve` always runs there) a small body's gzip comes from libdeflate,
+ * which Bun ships: at its level 1 it writes about the bytes of zlib's level 2 (5,514
+ * against 5,572 for a 30 KB page) in the time of zlib's level 1 (about 30% less than
+ * level 2), and its output is plain gzip that every client decodes.
+ *
  * The web standard has no brotli, and Bun's non-standard `CompressionStream("brotli")`
  * runs at quality 11: ~80 ms for the same page.
  */
@@ -23,8 +28,12 @@ const brotliOptions = (bytes: Uint8Array, quality: number): BrotliOptions => ({
   params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength },
 });
 
+/** Bun's own gzip through libdeflate, where this runs on Bun; undefined elsewhere. */
+const libdeflateGzip: ((bytes: Uint8Array) => Uint8Array) | undefined =
+  typeof Bun === "undefined" ? undefined : (bytes) => Bun.gzipSync(bytes as Uint8Array<ArrayBuffer>, { level: 1, library: "libdeflate" });
+
 function gzipBody(bytes: Uint8Array): Promise<Uint8Array> {
-  if (bytes.byteLength < LARGE_BODY_BYTES) return Promise.resolve(asBytes(gzipSync(bytes, { level: 2 })));
+  if (bytes.byteLength < LARGE_BODY_BYTES) return Promise.resolve(libdeflateGzip ? libdeflateGzip(bytes) : asBytes(gzipSync(bytes, { level: 2 })));
   return new Promise((resolve, reject) => gzip(bytes, {} satisfies ZlibOptions, (error, result) => (error ? reject(error) : resolve(asBytes(result)))));
 }
 
