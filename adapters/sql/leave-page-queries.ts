@@ -12,6 +12,7 @@ import { defineQuery, type QueryDefinition } from "./compiled-queries.ts";
 import { spanClassExpression } from "./leave-span-classes.ts";
 import { bool, instant, toLeaveBooking, toLeaveType, type LeaveTypeRow } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { firstRows, perRowCount } from "./row-counts.ts";
 
 // Named with `as`: the ORDER BY of a UNION ALL may name only the result's column names.
 const LEAVE_COLUMNS = [
@@ -69,20 +70,6 @@ const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, db) =>
     ])
     .where("t.organisation_id", "=", s.organisationId),
 );
-
-/**
- * The row counts a page's SQL is written for, as a literal: SQLite merges the classes of a
- * page with LIMIT 101 two to three times faster than with LIMIT ? bound to 101 (0.25 ms
- * against 0.65 ms a page at 200,000 bookings), as only a literal limit reaches into each
- * class's scan. A page asks for the smallest that holds `limit + 1` rows and keeps those;
- * the sizes are the limits clients mostly ask for, plus one, so the statements stay few.
- */
-const ROW_COUNTS = [11, 26, 51, 101, 201, 501] as const;
-
-/** The smallest of ROW_COUNTS that holds `rows`; past them (a store called directly for more than the API's 500), whole thousands. */
-export function rowCountFor(rows: number): number {
-  return ROW_COUNTS.find((n) => n >= rows) ?? Math.ceil(rows / 1000) * 1000;
-}
 
 /** One ordered index scan per span class whose arm is bound, merged by (start_date, id), reading `columns`, at most `rowCount`. */
 const leavePageQueryOf = <C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(columns: C, rowCount: number) =>
@@ -146,20 +133,6 @@ const leavePageQueryOf = <C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COL
     return merged.orderBy("start_date").orderBy("id").limit(limit);
   });
 
-/** Each query once per row count, so that each is compiled once (compiled-queries.ts keeps them by definition). */
-function perRowCount<R>(define: (rowCount: number) => QueryDefinition<LeavePageValues, R>): (rows: number) => QueryDefinition<LeavePageValues, R> {
-  const byCount = new Map<number, QueryDefinition<LeavePageValues, R>>();
-  return (rows) => {
-    const count = rowCountFor(rows);
-    let definition = byCount.get(count);
-    if (!definition) {
-      definition = define(count);
-      byCount.set(count, definition);
-    }
-    return definition;
-  };
-}
-
 const leavePageQuery = perRowCount((n) => leavePageQueryOf(LEAVE_COLUMNS, n));
 const leaveTextQuery = perRowCount((n) => leavePageQueryOf(LEAVE_TEXT_COLUMNS, n) as unknown as QueryDefinition<LeavePageValues, LeaveTextRow>);
 
@@ -200,7 +173,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
    */
   const leaveContext = (organisationId: string) => ctx.replica.rows(leaveContextQuery, { organisationId });
 
-  /** The page's rows: its SQL reads a few more than `q.limit` at most (ROW_COUNTS), and the rest are dropped. */
+  /** The page's rows: its SQL reads a few more than `q.limit` at most (row-counts.ts), and the rest are dropped. */
   const pageRows = async <R>(
     query: (rows: number) => QueryDefinition<LeavePageValues, R>,
     q: LeavePageQuery,
@@ -218,7 +191,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
       employeeId: q.employeeId,
       updatedSince: q.updatedSince,
     });
-    return rows.length > q.limit ? rows.slice(0, q.limit) : rows;
+    return firstRows(rows, q.limit);
   };
 
   /** A page's rows by `query`, each with its leave type. */

@@ -3,12 +3,13 @@
  * except the leave page (leave-page-queries.ts). The closure-day and public-holiday reads
  * also serve the import writer inside its transaction.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { employeeText, type RecordText } from "../../lib/record-text.ts";
 import { employeeJson, type ClosureDayRecord, type EmployeeRecord } from "../../lib/records.ts";
 import type { EmployeePageQuery, ImportedPublicHoliday, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
 import { observedCalendarsQuery } from "./observed-calendars.ts";
+import { firstRows, perRowCount } from "./row-counts.ts";
 import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, instant, toClosureDay, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { EmployeesTable, Tables } from "./tables.ts";
@@ -19,22 +20,24 @@ interface EmployeePageValues {
   updatedSince: number | undefined;
   afterUpdatedAt: number | undefined;
   afterId: string | undefined;
-  limit: number;
 }
 
-/** The employees page over `columns`: one scan of the page index (migration 0006), which covers it as text. */
-const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(columns: C) =>
+/**
+ * The employees page over `columns`, at most `rowCount` rows (a literal: row-counts.ts):
+ * one scan of the page index (migration 0006), which covers it as text.
+ */
+const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(columns: C, rowCount: number) =>
   defineQuery<EmployeePageValues>()((s, db) => {
     let query = db.selectFrom("employees").select(columns).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
     if (s.status) query = query.where("status", "=", s.status);
     if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
     const { afterUpdatedAt, afterId } = s;
     if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
-    return query.orderBy("updated_at").orderBy("id").limit(s.limit);
+    return query.orderBy("updated_at").orderBy("id").limit(sql.lit(rowCount));
   });
 
-const employeePageQuery = employeePageQueryOf(EMPLOYEE_COLUMNS);
-const employeeTextQuery = employeePageQueryOf(["id", "updated_at", "rendered"] as const);
+const employeePageQuery = perRowCount((n) => employeePageQueryOf(EMPLOYEE_COLUMNS, n));
+const employeeTextQuery = perRowCount((n) => employeePageQueryOf(["id", "updated_at", "rendered"] as const, n));
 
 const employeeQuery = defineQuery<{ organisationId: string; id: string }>()((s, db) =>
   db.selectFrom("employees").select(EMPLOYEE_COLUMNS).where("organisation_id", "=", s.organisationId).where("id", "=", s.id).where("deleted_at", "is", null),
@@ -95,16 +98,15 @@ export function readQueries(
     updatedSince: sinceNotImpliedByCursor(q),
     afterUpdatedAt: q.after?.updatedAt,
     afterId: q.after?.id,
-    limit: q.limit,
   });
   const listEmployees = (q: EmployeePageQuery) =>
-    ctx.guard(async (): Promise<EmployeeRecord[]> => (await ctx.replica.rows(employeePageQuery, pageValues(q))).map(toEmployee));
+    ctx.guard(async (): Promise<EmployeeRecord[]> => firstRows(await ctx.replica.rows(employeePageQuery(q.limit), pageValues(q)), q.limit).map(toEmployee));
   return {
     listEmployees,
 
     listEmployeesText: (q) =>
       ctx.guard(async (): Promise<RecordText<number>[]> => {
-        const rows = await ctx.replica.rows(employeeTextQuery, pageValues(q));
+        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit), pageValues(q)), q.limit);
         if (rows.every((r) => r.rendered !== null)) {
           return rows.map((r) => {
             const updatedAt = instant(r.updated_at);
