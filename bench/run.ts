@@ -458,10 +458,11 @@ try {
     },
     {
       id: "7",
-      measure: `server RSS after ${MIXED_SECONDS} s of mixed load, ${SIZE.bookings} bookings`,
+      // Issue 15 counts anonymous memory (heaps and caches, RssAnon), not the mapped executable and files; both are reported.
+      measure: `server RSS after ${MIXED_SECONDS} s of mixed load, ${SIZE.bookings} bookings: anonymous memory (RssAnon)`,
       target: "≤ 150 MB",
-      measured: `${Math.round((rssAfterKib * 1024) / 1e6)} MB (idle after start: ${Math.round((rssIdleKib * 1024) / 1e6)} MB); of it anonymous (RssAnon): ${Math.round((anonAfterKib * 1024) / 1e6)} MB`,
-      met: rssAfterKib * 1024 <= 150e6,
+      measured: `RssAnon ${Math.round((anonAfterKib * 1024) / 1e6)} MB; all of RSS ${Math.round((rssAfterKib * 1024) / 1e6)} MB (idle after start: ${Math.round((rssIdleKib * 1024) / 1e6)} MB)`,
+      met: anonAfterKib * 1024 <= 150e6,
     },
     pg
       ? {
