@@ -45,6 +45,9 @@ function bindingDigest(binding: CursorBinding): string {
   return digest;
 }
 
+/** HMAC-SHA256 of `data` under `key`, all 32 bytes; a cursor's tag is the first 16. */
+export type HmacSha256 = (key: Uint8Array, data: Uint8Array) => Uint8Array;
+
 /**
  * The HMAC of each key with the key already absorbed: two of the four SHA-256 blocks a
  * cursor's HMAC hashes depend on the key alone, so each cursor clones this state and
@@ -52,18 +55,37 @@ function bindingDigest(binding: CursorBinding): string {
  */
 const keyedStates = new WeakMap<Uint8Array, ReturnType<typeof hmac.create>>();
 
-function mac(key: Uint8Array, payload: Uint8Array): Uint8Array {
+/** HMAC-SHA256 in pure JavaScript (@noble/hashes), the same on every runtime: the default. */
+export function hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array {
   let keyed = keyedStates.get(key);
   if (!keyed) {
     keyed = hmac.create(sha256, key);
     keyedStates.set(key, keyed);
   }
-  return keyed.clone().update(payload).digest().subarray(0, MAC_BYTES);
+  return keyed.clone().update(data).digest();
 }
 
-export function encodeCursor(key: Uint8Array, binding: CursorBinding, position: CursorPosition): string {
+/** A key longer than SHA-256's block and data beyond ASCII, so that an HMAC which handles either otherwise gives itself away. */
+const PROBE_KEY = Uint8Array.from({ length: 80 }, (_, i) => (i * 37 + 11) % 256);
+const PROBE_DATA = utf8('["svcs_ä€😀",1]');
+
+/**
+ * `mac` once it has agreed with `hmacSha256` on a probe: a host's faster HMAC
+ * (createHandler's `hmacSha256`, docs/embedding.md) that computed anything else would
+ * refuse every cursor this installation made, so it is refused at set-up.
+ */
+export function verifiedHmacSha256(mac: HmacSha256): HmacSha256 {
+  const expected = hmacSha256(PROBE_KEY, PROBE_DATA);
+  const got = mac(PROBE_KEY, PROBE_DATA);
+  if (got.length !== expected.length || got.some((byte, i) => byte !== expected[i])) {
+    throw new Error("hmacSha256 must return the 32-byte HMAC-SHA256 of the data under the key.");
+  }
+  return mac;
+}
+
+export function encodeCursor(key: Uint8Array, binding: CursorBinding, position: CursorPosition, mac: HmacSha256 = hmacSha256): string {
   const payload = utf8(JSON.stringify([bindingDigest(binding), ...position]));
-  const tag = mac(key, payload);
+  const tag = mac(key, payload).subarray(0, MAC_BYTES);
   const bytes = new Uint8Array(MAC_BYTES + payload.length);
   bytes.set(tag, 0);
   bytes.set(payload, MAC_BYTES);
@@ -74,12 +96,12 @@ export function encodeCursor(key: Uint8Array, binding: CursorBinding, position: 
  * The position a cursor carries, or `null` when it was not made by this installation for
  * exactly this binding (tampered, truncated, other filters, endpoint or organisation).
  */
-export function decodeCursor(key: Uint8Array, binding: CursorBinding, cursor: string): unknown[] | null {
+export function decodeCursor(key: Uint8Array, binding: CursorBinding, cursor: string, mac: HmacSha256 = hmacSha256): unknown[] | null {
   if (cursor.length > 1024) return null;
   const bytes = base64urlDecode(cursor);
   if (!bytes || bytes.length <= MAC_BYTES) return null;
   const payload = bytes.subarray(MAC_BYTES);
-  const expected = base64urlEncode(mac(key, payload));
+  const expected = base64urlEncode(mac(key, payload).subarray(0, MAC_BYTES));
   if (!constantTimeEqual(expected, base64urlEncode(bytes.subarray(0, MAC_BYTES)))) return null;
   const text = utf8DecodeStrict(payload);
   if (text === null) return null;

@@ -7,6 +7,7 @@
 import type { DeletionJson } from "./api-schemas.ts";
 import { syncExpired } from "./errors.ts";
 import { formatInstant } from "./dates.ts";
+import type { HmacSha256 } from "./cursor-codec.ts";
 import { readKeysetPage, type Page } from "./keyset-page.ts";
 import type { DeletionsParams } from "./request-params.ts";
 import type { DeletedResource, DeletionRecord, Store } from "./store.ts";
@@ -41,6 +42,8 @@ export interface DeletionFeedOptions {
   now: number;
   /** Whole days tombstones are kept; an `updated_since` before now − this is 410 `sync_expired`. */
   retentionDays: number;
+  /** How cursors are signed (createHandler's `hmacSha256`); pure JavaScript by default. */
+  mac?: HmacSha256;
 }
 
 const deletionJson =
@@ -69,5 +72,6 @@ export function listDeletionPage(
       store.listDeletions({ organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit }),
     position: (d) => [d.deleted_at, d.id],
     shape: deletionJson(resource),
+    mac: options.mac,
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { EmployeeJson } from "./api-schemas.ts";
 import { notFound } from "./errors.ts";
+import type { HmacSha256 } from "./cursor-codec.ts";
 import { readListPage, type KeysetPosition, type Page } from "./keyset-page.ts";
 import type { PageText } from "./record-text.ts";
 import { employeeJson } from "./records.ts";
@@ -20,6 +21,7 @@ export async function listEmployeePage(
   store: Pick<Store, "installationKey" | "listEmployees" | "listEmployeesText">,
   organisationId: string,
   params: EmployeesParams,
+  mac?: HmacSha256,
 ): Promise<Page<EmployeeJson> | PageText> {
   const { status, updated_since } = params;
   const binding = { organisationId, endpoint: "employees", filters: { status, updated_since } };
@@ -40,6 +42,7 @@ export async function listEmployeePage(
       fetch: (after, n) => store.listEmployees(query(after, n)),
       position: (employee) => [employee.updated_at, employee.id],
       shape: employeeJson,
+      mac,
     },
     // Called on the store, not taken off it: a host's store may be a class.
     store.listEmployeesText && ((after, n) => store.listEmployeesText!(query(after, n))),

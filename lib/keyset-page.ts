@@ -5,7 +5,7 @@
  * resumes strictly after it however the data changed meanwhile.
  */
 import { invalidParam } from "./errors.ts";
-import { decodeCursor, encodeCursor, type CursorBinding } from "./cursor-codec.ts";
+import { decodeCursor, encodeCursor, type CursorBinding, type HmacSha256 } from "./cursor-codec.ts";
 import { pageText, type PageText, type RecordText } from "./record-text.ts";
 import type { Store } from "./store.ts";
 
@@ -36,6 +36,8 @@ export interface KeysetPageSpec<K extends keyof SortKeyTypes, T, J> {
   fetch: (after: KeysetPosition<K> | undefined, limit: number) => Promise<T[]>;
   position: (record: T) => KeysetPosition<K>;
   shape: (record: T) => J;
+  /** How cursors are signed; pure JavaScript unless the host passed a faster one (createHandler's `hmacSha256`). */
+  mac?: HmacSha256;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
   const key = await store.installationKey();
   let after: KeysetPosition<K> | undefined;
   if (spec.cursor !== undefined) {
-    const position = decodeCursor(key, binding, spec.cursor);
+    const position = decodeCursor(key, binding, spec.cursor, spec.mac);
     if (!position || typeof position[0] !== spec.sortKey || typeof position[1] !== "string") {
       throw invalidParam("cursor", "The cursor is not valid for this endpoint and these filters; pass next_cursor unchanged, with the same filters.");
     }
@@ -60,7 +62,7 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
   const rows = await spec.fetch(after, limit + 1);
   const hasMore = rows.length > limit;
   const records = hasMore ? rows.slice(0, limit) : rows;
-  const next = hasMore ? encodeCursor(key, binding, spec.position(records[records.length - 1]!)) : null;
+  const next = hasMore ? encodeCursor(key, binding, spec.position(records[records.length - 1]!), spec.mac) : null;
   return { has_more: hasMore, next_cursor: next, data: records.map(spec.shape) };
 }
 

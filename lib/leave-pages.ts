@@ -4,6 +4,7 @@
  * JSON shape.
  */
 import type { LeaveBookingJson } from "./api-schemas.ts";
+import type { HmacSha256 } from "./cursor-codec.ts";
 import { readListPage, type KeysetPosition, type Page } from "./keyset-page.ts";
 import type { PageText } from "./record-text.ts";
 import { leaveBookingJson } from "./records.ts";
@@ -19,6 +20,7 @@ export async function listLeavePage(
   store: Pick<Store, "installationKey" | "listOverlappingLeave" | "listOverlappingLeaveText">,
   organisationId: string,
   params: LeaveParams,
+  mac?: HmacSha256,
 ): Promise<Page<LeaveBookingJson> | PageText> {
   const { from, to, status, employee_id, updated_since, cursor, limit } = params;
   const binding = { organisationId, endpoint: "leave-requests", filters: { from, to, status, employee_id, updated_since } };
@@ -42,6 +44,7 @@ export async function listLeavePage(
       fetch: (after, n) => store.listOverlappingLeave(query(after, n)),
       position: (booking) => [booking.start_date, booking.id],
       shape: leaveBookingJson,
+      mac,
     },
     // Called on the store, not taken off it: a host's store may be a class.
     store.listOverlappingLeaveText && ((after, n) => store.listOverlappingLeaveText!(query(after, n))),

@@ -28,6 +28,7 @@ import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
+import { verifiedHmacSha256, type HmacSha256 } from "../lib/cursor-codec.ts";
 import { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
 import { handleTokenRequest } from "./token-endpoint.ts";
 
@@ -68,6 +69,13 @@ export interface HandlerOptions {
   /** Milliseconds since the epoch; pass a fake clock in tests. */
   now?: () => number;
   randomBytes?: RandomBytes;
+  /**
+   * HMAC-SHA256 (all 32 bytes) of the data under the key: how paging cursors are signed.
+   * By default pure JavaScript (@noble/hashes, any runtime); `leaveapi serve` passes
+   * node:crypto's, several times faster. One that computes otherwise throws when the
+   * handler is created.
+   */
+  hmacSha256?: HmacSha256;
   /** Receives one entry per request; never given secrets, tokens or query strings. */
   log?: (entry: RequestLogEntry) => void;
   tokenLimits?: Partial<TokenLimits>;
@@ -137,6 +145,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const { store } = options;
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
+  const mac = options.hmacSha256 === undefined ? undefined : verifiedHmacSha256(options.hmacSha256);
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
   const basePath = validBasePath(options.basePath);
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
@@ -179,7 +188,7 @@ export function createHandler(options: HandlerOptions): Handler {
     })
     .all(
       "/v1/employees",
-      data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url))),
+      data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url), mac)),
     )
     .all(
       "/v1/employees/:id",
@@ -191,14 +200,14 @@ export function createHandler(options: HandlerOptions): Handler {
     )
     .all(
       "/v1/leave-requests",
-      data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url))),
+      data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url), mac)),
     )
     .all("/v1/deletions", async (req, state) => {
       // The scope depends on the resource asked about, so it is read first; a bad one is
       // still answered only after authentication (docs/api.md, "Order of checks").
       const resource = state.url.searchParams.get("resource");
       const scope: Scope = resource === "employees" ? "employees:read" : "leave:read";
-      const feed = data("/v1/deletions", scope, (org, url) => listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays }));
+      const feed = data("/v1/deletions", scope, (org, url) => listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays, mac }));
       return feed(req, state);
     })
     .all(

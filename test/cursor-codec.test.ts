@@ -7,7 +7,8 @@
 import { expect, test } from "bun:test";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../lib/cursor-codec.ts";
+import { createHmac } from "node:crypto";
+import { decodeCursor, encodeCursor, verifiedHmacSha256, type CursorBinding } from "../lib/cursor-codec.ts";
 import { base64urlDecode } from "../lib/encoding.ts";
 
 const keyA = new Uint8Array(32).fill(7);
@@ -40,4 +41,22 @@ test("a cursor decodes under its key and binding only", () => {
   // The same again after other keys and bindings went through the codec's caches.
   encodeCursor(keyB, binding("org-9"), [1, "x"]);
   expect(decodeCursor(keyA, binding("org-1", "active"), cursor)).toEqual([42, "abc"]);
+});
+
+test("a host's HMAC is taken only when it is HMAC-SHA256: cursors are then the same bytes, and decode either way", () => {
+  const native = (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac("sha256", key).update(data).digest());
+  expect(verifiedHmacSha256(native)).toBe(native);
+  const position = [1_700_000_000_000, "0b8f2c1e-3a4b-4c5d-8e9f-0a1b2c3d4e5f"];
+  const made = encodeCursor(keyA, binding("org-1"), position, native);
+  expect(made).toBe(encodeCursor(keyA, binding("org-1"), position));
+  expect(decodeCursor(keyA, binding("org-1"), made)).toEqual(position);
+  expect(decodeCursor(keyA, binding("org-1"), encodeCursor(keyA, binding("org-1"), position), native)).toEqual(position);
+  // An HMAC of another hash, one that mishandles keys longer than a block, and one cut short.
+  for (const wrong of [
+    (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac("sha512", key).update(data).digest().subarray(0, 32)),
+    (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac("sha256", key.subarray(0, 64)).update(data).digest()),
+    (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac("sha256", key).update(data).digest().subarray(0, 16)),
+  ]) {
+    expect(() => verifiedHmacSha256(wrong)).toThrow("hmacSha256 must return the 32-byte HMAC-SHA256");
+  }
 });

@@ -4,7 +4,9 @@
  * record", "Query parameters", "Paging, ordering and cursors", "Incremental sync").
  */
 import { describe, expect, test } from "bun:test";
-import { authorisedOrganisation, employee, seed } from "./support.ts";
+import { nodeHmacSha256 } from "../adapters/node-hmac.ts";
+import { createHandler } from "../server/handler.ts";
+import { BASE, authorisedOrganisation, employee, seed } from "./support.ts";
 import { DATE, DATE_TIME, ONE_SECOND, UUID_LOWER, expectError, freshWorld, ok, softDelete, walkPages, type EmployeeJson, type Page } from "./data-fixtures.ts";
 
 const EMPLOYEE_FIELDS = [
@@ -201,6 +203,21 @@ describe("paging", () => {
     expect(pages[0]!.has_more).toBe(true);
     expect(pages[1]).toMatchObject({ has_more: false, next_cursor: null });
     expect(pages.flatMap(idsOf)).toEqual(ids);
+  });
+
+  test("cursors are the same signed with serve's HMAC (node:crypto) as with the default, and each handler takes the other's", async () => {
+    const ctx = await freshWorld();
+    const ids = await seedSpaced(ctx, 5);
+    const native = createHandler({ store: ctx.world.store, now: ctx.world.clock.now, hmacSha256: nodeHmacSha256 });
+    const getNative = (path: string) =>
+      native(new Request(`${BASE}${path}`, { headers: { Authorization: `Bearer ${ctx.token}` } }), { remoteAddress: "127.0.0.1" });
+    const first = await ok<Page<EmployeeJson>>(await ctx.get("/v1/employees?limit=2"));
+    const firstNative = await ok<Page<EmployeeJson>>(await getNative("/v1/employees?limit=2"));
+    expect(firstNative).toEqual(first);
+    const second = await ok<Page<EmployeeJson>>(await getNative(`/v1/employees?limit=2&cursor=${first.next_cursor}`));
+    const third = await ok<Page<EmployeeJson>>(await ctx.get(`/v1/employees?limit=2&cursor=${second.next_cursor}`));
+    expect([first, second, third].flatMap(idsOf)).toEqual(ids);
+    expect(() => createHandler({ store: ctx.world.store, hmacSha256: () => new Uint8Array(32) })).toThrow("hmacSha256 must return");
   });
 
   test("limit may change from page to page", async () => {
