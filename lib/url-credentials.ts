@@ -34,6 +34,8 @@ function decodeLoosely(text: string): string {
  * or `null` when it still changes after MAX_DECODING_PASSES.
  */
 function decodings(text: string): string[] | null {
+  // No escape at all (most paths and queries, a cursor's base64url included): one spelling.
+  if (!text.includes("%")) return [text];
   const all = [text];
   for (let pass = 0; ; pass++) {
     const next = decodeLoosely(all.at(-1)!);
