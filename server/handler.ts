@@ -29,6 +29,7 @@ import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
 import { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
+import { verifiedSha256Hex, type Sha256Hex } from "../lib/digest.ts";
 import { handleTokenRequest } from "./token-endpoint.ts";
 
 export interface RequestLogEntry {
@@ -68,6 +69,13 @@ export interface HandlerOptions {
   /** Milliseconds since the epoch; pass a fake clock in tests. */
   now?: () => number;
   randomBytes?: RandomBytes;
+  /**
+   * SHA-256 of a string's UTF-8 bytes as lowercase hex: how the token endpoint digests
+   * client secrets and the tokens it stores. By default pure JavaScript (@noble/hashes,
+   * any runtime); `leaveapi serve` passes node:crypto's (adapters/node-sha256.ts), several
+   * times faster. One that digests otherwise throws when the handler is created.
+   */
+  sha256Hex?: Sha256Hex;
   /** Receives one entry per request; never given secrets, tokens or query strings. */
   log?: (entry: RequestLogEntry) => void;
   tokenLimits?: Partial<TokenLimits>;
@@ -137,6 +145,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const { store } = options;
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
+  const sha256Hex = options.sha256Hex === undefined ? undefined : verifiedSha256Hex(options.sha256Hex);
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
   const basePath = validBasePath(options.basePath);
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
@@ -174,6 +183,7 @@ export function createHandler(options: HandlerOptions): Handler {
         remoteAddress: state.remoteAddress,
         randomBytes,
         limits,
+        sha256Hex,
         onAuthenticated: (client) => Object.assign(state, { organisationId: client.organisation_id, clientId: client.client_id }),
       });
     })

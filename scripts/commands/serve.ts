@@ -20,6 +20,7 @@ import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/hous
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
+import { nodeSha256Hex } from "../../adapters/node-sha256.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
 const USAGE =
@@ -175,6 +176,7 @@ export const serveCommand: Command = {
       publicHolidays: holidays.source,
       deletionRetentionDays: settings.deletionRetentionDays,
       encoders: SERVE_ENCODERS,
+      sha256Hex: nodeSha256Hex,
     });
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
