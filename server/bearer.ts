@@ -9,6 +9,7 @@ import { ApiError } from "../lib/errors.ts";
 import { authenticateBearer } from "../lib/authenticate-bearer.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import type { Scope } from "../lib/scopes.ts";
+import type { Sha256Hex } from "../lib/digest.ts";
 import { withHeaders } from "./responses.ts";
 
 const REALM = 'Bearer realm="leaveapi"';
@@ -45,11 +46,11 @@ export function bearerToken(req: Request): string {
   return credentials;
 }
 
-/** The grant behind the request's token, checked for expiry and for `scope`. */
-export async function authenticate(req: Request, store: Store, scope: Scope, now: number): Promise<AccessTokenGrant> {
+/** The grant behind the request's token, checked for expiry and for `scope`; `digest` is createHandler's `sha256Hex`, if any. */
+export async function authenticate(req: Request, store: Store, scope: Scope, now: number, digest?: Sha256Hex): Promise<AccessTokenGrant> {
   const token = bearerToken(req);
   try {
-    return await authenticateBearer(store, token, scope, now);
+    return await authenticateBearer(store, token, scope, now, digest);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const challenge = error.code === "insufficient_scope" ? `error="insufficient_scope", scope="${scope}"` : `error="${error.code}"`;

@@ -30,6 +30,7 @@ import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
 import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
 import { verifiedHmacSha256, type HmacSha256 } from "../lib/cursor-codec.ts";
 import { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
+import { verifiedSha256Hex, type Sha256Hex } from "../lib/digest.ts";
 import { handleTokenRequest } from "./token-endpoint.ts";
 
 export interface RequestLogEntry {
@@ -76,6 +77,14 @@ export interface HandlerOptions {
    * handler is created.
    */
   hmacSha256?: HmacSha256;
+  /**
+   * SHA-256 of a string's UTF-8 bytes as lowercase hex: how the token endpoint digests
+   * client secrets and the tokens it stores, and how a data request's bearer token is
+   * digested to be looked up. By default pure JavaScript (@noble/hashes,
+   * any runtime); `leaveapi serve` passes node:crypto's (adapters/node-sha256.ts), several
+   * times faster. One that digests otherwise throws when the handler is created.
+   */
+  sha256Hex?: Sha256Hex;
   /** Receives one entry per request; never given secrets, tokens or query strings. */
   log?: (entry: RequestLogEntry) => void;
   tokenLimits?: Partial<TokenLimits>;
@@ -146,6 +155,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
   const mac = options.hmacSha256 === undefined ? undefined : verifiedHmacSha256(options.hmacSha256);
+  const sha256Hex = options.sha256Hex === undefined ? undefined : verifiedSha256Hex(options.sha256Hex);
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
   const basePath = validBasePath(options.basePath);
   const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
@@ -160,7 +170,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
     state.route = route;
     only(DATA_METHODS, state);
-    const grant = await authenticate(req.request, store, scope, state.now);
+    const grant = await authenticate(req.request, store, scope, state.now, sha256Hex);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
     return json(200, await endpoint(grant.organisation_id, state.url, req));
@@ -183,6 +193,7 @@ export function createHandler(options: HandlerOptions): Handler {
         remoteAddress: state.remoteAddress,
         randomBytes,
         limits,
+        sha256Hex,
         onAuthenticated: (client) => Object.assign(state, { organisationId: client.organisation_id, clientId: client.client_id }),
       });
     })

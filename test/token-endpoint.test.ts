@@ -6,6 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import * as oauth from "oauth4webapi";
 import { digestSecret } from "../lib/credentials.ts";
+import { sha256Hex } from "../lib/digest.ts";
+import { nodeSha256Hex } from "../adapters/node-sha256.ts";
+import { createHandler } from "../server/handler.ts";
 import { createClient, createOrganisation, createWorld, type TestClient, type TestWorld } from "./support.ts";
 import { ALL, BASIC_CHALLENGE, clientBasic, clientFormEncode, expectError, expectToken, grantWithBasic, postToken, rawBasic } from "./oauth-helpers.ts";
 
@@ -65,6 +68,53 @@ describe("success", () => {
       const res = await world.call("/v1/employees", { headers: { Authorization: `Bearer ${t.access_token}` } });
       expect(res.status).toBe(200);
     }
+  });
+});
+
+describe("a host's SHA-256 (createHandler's sha256Hex, which leaveapi serve sets)", () => {
+  test("node:crypto's gives lib/digest.ts's bytes, beyond ASCII too", () => {
+    for (const text of ["", "svcs_abc", "svct_ä€😀", "x".repeat(1000)]) expect(nodeSha256Hex(text)).toBe(sha256Hex(text));
+  });
+
+  test("digests the presented secret and the stored token, which the pure-JavaScript digests then find", async () => {
+    let calls = 0;
+    const world = await createWorld({
+      sha256Hex: (text) => {
+        calls++;
+        return nodeSha256Hex(text);
+      },
+    });
+    const client = await createClient(world, await createOrganisation(world));
+    calls = 0;
+    const { access_token } = await expectToken(await grantWithBasic(world, client), ALL);
+    expect(calls).toBe(2);
+    expect(await world.store.findToken(digestSecret(access_token))).not.toBeNull();
+    await expectError(await grantWithBasic(world, { ...client, clientSecret: `${client.clientSecret.slice(0, -1)}x` }), 401, "invalid_client", {
+      challenge: BASIC_CHALLENGE,
+    });
+  });
+
+  test("digests a data request's bearer token to look it up, once per request", async () => {
+    let calls = 0;
+    const world = await createWorld({
+      sha256Hex: (text) => {
+        calls++;
+        return nodeSha256Hex(text);
+      },
+    });
+    const organisationId = await createOrganisation(world);
+    const { access_token } = await expectToken(await grantWithBasic(world, await createClient(world, organisationId)), ALL);
+    calls = 0;
+    const res = await world.call("/v1/employees", { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(res.status).toBe(200);
+    expect(calls).toBe(1);
+  });
+
+  test("one that digests otherwise is refused when the handler is created", async () => {
+    const world = await createWorld();
+    const latin1 = (text: string) => nodeSha256Hex(unescape(encodeURIComponent(text)));
+    expect(() => createHandler({ store: world.store, sha256Hex: latin1 })).toThrow(/sha256Hex/);
+    expect(() => createHandler({ store: world.store, sha256Hex: (text) => nodeSha256Hex(text).toUpperCase() })).toThrow(/sha256Hex/);
   });
 });
 

@@ -89,6 +89,39 @@ describe("body", () => {
     expect(res.headers.get("pragma")).toBe("no-cache");
   });
 
+  test("a body with a Content-Length is read whole, without opening a stream (a stream cost more than the rest of the request)", async () => {
+    const { world, client } = await worldWithClient();
+    const body = "grant_type=client_credentials";
+    const req = new Request("http://api.example/v1/oauth/token", {
+      method: "POST",
+      headers: { Authorization: clientBasic(client), "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(body.length) },
+      body,
+    });
+    let streamed = false;
+    Object.defineProperty(req, "body", {
+      get() {
+        streamed = true;
+        return null;
+      },
+    });
+    await expectToken(await world.handler(req, { remoteAddress: "127.0.0.1" }), ALL);
+    expect(streamed).toBe(false);
+  });
+
+  test("a body longer than its Content-Length claims is still measured: over 4 KiB → 413", async () => {
+    const start = "grant_type=client_credentials&pad=";
+    const res = await send({ body: start + "x".repeat(4097 - start.length), headers: { "Content-Length": "29" } });
+    await expectError(res, 413, "invalid_request");
+  });
+
+  test("with a Content-Length: exactly 4 KiB is read, bytes that are not UTF-8 → 400", async () => {
+    const start = "grant_type=client_credentials&pad=";
+    const body = start + "x".repeat(4096 - start.length);
+    await expectToken(await send({ body, headers: { "Content-Length": "4096" } }), ALL);
+    const bad = new Uint8Array([...new TextEncoder().encode("grant_type=client_credentials&x="), 0xff, 0xfe]);
+    await expectError(await send({ body: bad, headers: { "Content-Length": String(bad.byteLength) } }), 400, "invalid_request");
+  });
+
   test("a large body is refused without credentials being looked at", async () => {
     const { world } = await worldWithClient();
     await expectError(await postToken(world, { body: `grant_type=client_credentials&pad=${"x".repeat(70_000)}` }), 413, "invalid_request");

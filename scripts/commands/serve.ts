@@ -21,6 +21,7 @@ import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
 import { nodeHmacSha256 } from "../../adapters/node-hmac.ts";
+import { nodeSha256Hex } from "../../adapters/node-sha256.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
 const USAGE =
@@ -177,6 +178,7 @@ export const serveCommand: Command = {
       deletionRetentionDays: settings.deletionRetentionDays,
       encoders: SERVE_ENCODERS,
       hmacSha256: nodeHmacSha256,
+      sha256Hex: nodeSha256Hex,
     });
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
