@@ -76,18 +76,19 @@ describe("a host's SHA-256 (createHandler's sha256Hex, which leaveapi serve sets
     for (const text of ["", "svcs_abc", "svct_ä€😀", "x".repeat(1000)]) expect(nodeSha256Hex(text)).toBe(sha256Hex(text));
   });
 
+  /** node:crypto's SHA-256, counting its calls. */
+  const countingDigest = () => {
+    const counted = { calls: 0, sha256Hex: (text: string) => (counted.calls++, nodeSha256Hex(text)) };
+    return counted;
+  };
+
   test("digests the presented secret and the stored token, which the pure-JavaScript digests then find", async () => {
-    let calls = 0;
-    const world = await createWorld({
-      sha256Hex: (text) => {
-        calls++;
-        return nodeSha256Hex(text);
-      },
-    });
+    const digest = countingDigest();
+    const world = await createWorld({ sha256Hex: digest.sha256Hex });
     const client = await createClient(world, await createOrganisation(world));
-    calls = 0;
+    digest.calls = 0;
     const { access_token } = await expectToken(await grantWithBasic(world, client), ALL);
-    expect(calls).toBe(2);
+    expect(digest.calls).toBe(2);
     expect(await world.store.findToken(digestSecret(access_token))).not.toBeNull();
     await expectError(await grantWithBasic(world, { ...client, clientSecret: `${client.clientSecret.slice(0, -1)}x` }), 401, "invalid_client", {
       challenge: BASIC_CHALLENGE,
@@ -95,19 +96,14 @@ describe("a host's SHA-256 (createHandler's sha256Hex, which leaveapi serve sets
   });
 
   test("digests a data request's bearer token to look it up, once per request", async () => {
-    let calls = 0;
-    const world = await createWorld({
-      sha256Hex: (text) => {
-        calls++;
-        return nodeSha256Hex(text);
-      },
-    });
+    const digest = countingDigest();
+    const world = await createWorld({ sha256Hex: digest.sha256Hex });
     const organisationId = await createOrganisation(world);
     const { access_token } = await expectToken(await grantWithBasic(world, await createClient(world, organisationId)), ALL);
-    calls = 0;
+    digest.calls = 0;
     const res = await world.call("/v1/employees", { headers: { Authorization: `Bearer ${access_token}` } });
     expect(res.status).toBe(200);
-    expect(calls).toBe(1);
+    expect(digest.calls).toBe(1);
   });
 
   test("one that digests otherwise is refused when the handler is created", async () => {
