@@ -23,7 +23,8 @@ import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import type { Tables } from "../adapters/sql/tables.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { addDays } from "../lib/dates.ts";
-import { LEAVE_STATUSES } from "../lib/records.ts";
+import { employeeJson, LEAVE_STATUSES, leaveBookingJson, type EmployeeRecord, type LeaveBookingRecord } from "../lib/records.ts";
+import type { RecordText } from "../lib/record-text.ts";
 import type { EmployeePageQuery, LeavePageQuery } from "../lib/store.ts";
 import { ANNUAL, booking, employee, SICK } from "./support.ts";
 import { freshSchemaName, testRunDatabaseUrl } from "./test-stores.ts";
@@ -153,6 +154,12 @@ function plainLeave(db: Kysely<Tables>, q: LeavePageQuery) {
     .then((rows) => rows.map((r) => toLeaveBooking(r, { id: r.leave_type_id, name: r.type_name, category: r.category, is_paid: r.is_paid })));
 }
 
+/** Records as the text methods must answer them (lib/record-text.ts): the records' JSON, serialized. */
+const employeeTexts = (rows: EmployeeRecord[]): RecordText<number>[] =>
+  rows.map((e) => ({ key: e.updated_at, id: e.id, json: JSON.stringify(employeeJson(e)) }));
+const leaveTexts = (rows: LeaveBookingRecord[]): RecordText<string>[] =>
+  rows.map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) }));
+
 /** An arbitrary that gives `undefined` when `present` is false: a filter combination fixed by a mask. */
 const maybe = <T>(present: boolean, value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => (present ? value : fc.constant(undefined));
 
@@ -275,6 +282,57 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
       );
       expect(nonEmpty).toBeGreaterThan(60);
     }, 120_000);
+
+    test("employees page as text: every combination of status, updated_since and cursor", async () => {
+      const nonEmpty = await agreeOverEveryCombination(
+        3,
+        (has) => employeeQueries(orgs, has),
+        (q) => target.store.listEmployeesText!(q),
+        async (q) => employeeTexts(await plainEmployees(target.plain, q)),
+      );
+      expect(nonEmpty).toBeGreaterThan(50);
+    }, 60_000);
+
+    test("leave page as text: every combination of status, employee, updated_since and cursor, over any window", async () => {
+      const nonEmpty = await agreeOverEveryCombination(
+        4,
+        (has) => leaveQueries(orgs, has),
+        (q) => target.store.listOverlappingLeaveText!(q),
+        async (q) => leaveTexts(await plainLeave(target.plain, q)),
+      );
+      expect(nonEmpty).toBeGreaterThan(60);
+    }, 120_000);
+
+    test("leave page as text, the organisation's leave context changing between pages: a longer booking, another leave type, a deleted employee", async () => {
+      const { store } = target;
+      const org = crypto.randomUUID();
+      await store.createOrganisation({ id: org, name: "Context changes", api_enabled: true, created_at: T0 });
+      const people = [employee(), employee(), employee()];
+      const q: LeavePageQuery = { organisationId: org, from: "2025-03-10", to: "2025-03-20", limit: 10 };
+      const agree = async () => {
+        const answer = await store.listOverlappingLeaveText!(q);
+        expect(answer).toEqual(leaveTexts(await plainLeave(target.plain, q)));
+        return answer.length;
+      };
+      await store.runImport(async (w) => {
+        await w.upsertLeaveTypes(org, [ANNUAL], T0);
+        await w.upsertEmployees(org, people, T0);
+        await w.upsertLeaveBookings(org, [booking(people[0]!.id, { start_date: "2025-03-12", end_date: "2025-03-12" })], T0);
+      });
+      expect(await agree()).toBe(1);
+      // A booking far longer than any before, begun long before the window.
+      await store.runImport((w) => w.upsertLeaveBookings(org, [booking(people[1]!.id, { start_date: "2024-06-01", end_date: "2025-04-01" })], T0 + 1));
+      expect(await agree()).toBe(2);
+      // A leave type that is not annual, with a booking in the window: not listed.
+      await store.runImport(async (w) => {
+        await w.upsertLeaveTypes(org, [ANNUAL, SICK], T0 + 2);
+        await w.upsertLeaveBookings(org, [booking(people[2]!.id, { start_date: "2025-03-15", end_date: "2025-03-16", leave_type_id: SICK.id })], T0 + 2);
+      });
+      expect(await agree()).toBe(2);
+      // A deleted employee's bookings are not listed.
+      await store.runImport((w) => w.deleteEmployees(org, [people[0]!.id], T0 + 3));
+      expect(await agree()).toBe(1);
+    }, 60_000);
   });
 }
 

@@ -23,6 +23,13 @@ export interface SqlCapabilities {
    * them sorted at the end (staged-inserts.ts), several rows per statement.
    */
   importRows: { read: number; write: number; stage: number | null };
+  /**
+   * Whether the leave page as text is read in one statement that returns one row: the
+   * page joined into one text, with the leave context it was planned on
+   * (one-row-pages.ts). Postgres pays a round trip per statement; SQLite runs in-process,
+   * and reads the context and then the page's rows.
+   */
+  leavePageInOneRow: boolean;
 }
 
 export const SQLITE: SqlCapabilities = {
@@ -31,6 +38,7 @@ export const SQLITE: SqlCapabilities = {
   booleanType: "integer",
   advisoryLocks: false,
   importRows: { read: 255, write: 1, stage: 13 },
+  leavePageInOneRow: false,
 };
 export const POSTGRES: SqlCapabilities = {
   dialect: "postgres",
@@ -38,4 +46,5 @@ export const POSTGRES: SqlCapabilities = {
   booleanType: "boolean",
   advisoryLocks: true,
   importRows: { read: 400, write: 400, stage: null },
+  leavePageInOneRow: true,
 };

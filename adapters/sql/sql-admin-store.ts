@@ -110,9 +110,18 @@ function withImportCache<T>(ctx: SqlContext, work: () => Promise<T>): Promise<T>
  * organisation's bookings for the leave page) until autovacuum gets round to it.
  * SQLite plans without statistics unless ANALYZE is run, and its queries here are
  * written for that (sampled statistics from PRAGMA optimize misled it).
+ *
+ * On Postgres VACUUM too: it marks the imported pages all-visible, and only then is the
+ * leave page's index-only scan (migration 0006) one in fact; until then each row it
+ * returns is looked up in the table as well, which cost a page at 1M bookings about a
+ * fifth of its rate (docs/embedding.md, "Pages as JSON text"). It skips pages already
+ * all-visible, so a small import's costs little. Should it fail (a statement timeout
+ * on a very large table), ANALYZE alone, as before, and autovacuum sets the map later.
  */
 async function refreshStatistics(ctx: SqlContext): Promise<void> {
-  if (ctx.caps.dialect === "postgres") await sql`analyze employees, leave_types, leave_bookings, closure_days, public_holidays`.execute(ctx.db);
+  if (ctx.caps.dialect !== "postgres") return;
+  const tables = sql.raw("employees, leave_types, leave_bookings, closure_days, public_holidays");
+  await sql`vacuum (analyze) ${tables}`.execute(ctx.db).catch(() => sql`analyze ${tables}`.execute(ctx.db));
 }
 
 /** The tables that hold an organisation's records, by the count each answers for; children before parents. */
