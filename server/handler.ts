@@ -81,7 +81,7 @@ export interface HandlerOptions {
    * SHA-256 of a string's UTF-8 bytes as lowercase hex: how the token endpoint digests
    * client secrets and the tokens it stores, and how a data request's bearer token is
    * digested to be looked up. By default pure JavaScript (@noble/hashes,
-   * any runtime); `leaveapi serve` passes node:crypto's (adapters/node-sha256.ts), several
+   * any runtime); `leaveapi serve` passes node:crypto's (adapters/node-crypto.ts), several
    * times faster. One that digests otherwise throws when the handler is created.
    */
   sha256Hex?: Sha256Hex;

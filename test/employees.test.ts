@@ -4,7 +4,7 @@
  * record", "Query parameters", "Paging, ordering and cursors", "Incremental sync").
  */
 import { describe, expect, test } from "bun:test";
-import { nodeHmacSha256 } from "../adapters/node-hmac.ts";
+import { nodeHmacSha256 } from "../adapters/node-crypto.ts";
 import { createHandler } from "../server/handler.ts";
 import { BASE, authorisedOrganisation, employee, seed } from "./support.ts";
 import { DATE, DATE_TIME, ONE_SECOND, UUID_LOWER, expectError, freshWorld, ok, softDelete, walkPages, type EmployeeJson, type Page } from "./data-fixtures.ts";

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import * as oauth from "oauth4webapi";
 import { digestSecret } from "../lib/credentials.ts";
 import { sha256Hex } from "../lib/digest.ts";
-import { nodeSha256Hex } from "../adapters/node-sha256.ts";
+import { nodeSha256Hex } from "../adapters/node-crypto.ts";
 import { createHandler } from "../server/handler.ts";
 import { createClient, createOrganisation, createWorld, type TestClient, type TestWorld } from "./support.ts";
 import { ALL, BASIC_CHALLENGE, clientBasic, clientFormEncode, expectError, expectToken, grantWithBasic, postToken, rawBasic } from "./oauth-helpers.ts";

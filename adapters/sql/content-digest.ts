@@ -1,6 +1,6 @@
 /** The content digest by which an import tells a changed record from an unchanged one. */
 import { importedContent } from "../../lib/imported-content.ts";
-import { nodeSha256Hex } from "../node-sha256.ts";
+import { nodeSha256Hex } from "../node-crypto.ts";
 
 /**
  * A digest of what a client can see of a record (lib/imported-content.ts). Stored digests

@@ -20,8 +20,7 @@ import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/hous
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
-import { nodeHmacSha256 } from "../../adapters/node-hmac.ts";
-import { nodeSha256Hex } from "../../adapters/node-sha256.ts";
+import { nodeHmacSha256, nodeSha256Hex } from "../../adapters/node-crypto.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
 const USAGE =
