@@ -365,6 +365,12 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
     const body = (await page.json()) as { data: { first_name: string }[]; has_more: boolean; next_cursor: string | null };
     expect(body.data.map((e) => e.first_name)).toHaveLength(2);
     expect(body.has_more).toBe(true);
+    // The next page by its cursor, which the bundled command signs and checks with node:crypto's HMAC.
+    const rest = await fetch(`${server.baseUrl}/v1/employees?limit=2&cursor=${body.next_cursor}`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(rest.status).toBe(200);
+    const restBody = (await rest.json()) as { data: { first_name: string }[]; has_more: boolean };
+    expect(restBody.has_more).toBe(false);
+    expect(new Set([...body.data, ...restBody.data].map((e) => e.first_name)).size).toBe(imported.created);
     // Public holidays come from the holiday thread, an entry point of the command's bundle.
     const holidays = await fetch(`${server.baseUrl}/v1/holidays?from=2026-01-01&to=2026-12-31&calendar=CN`, {
       headers: { Authorization: `Bearer ${access_token}` },
