@@ -54,7 +54,10 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
     };
   }
   if (global.databaseReadUrl !== undefined) throw new UsageError("--database-read-url needs --database-url (a replica of a Postgres primary)");
-  const file = global.db ?? env.LEAVEAPI_DB ?? DEFAULT_SQLITE_FILE;
+  // An empty LEAVEAPI_DB is unset (as `LEAVEAPI_DB= leaveapi …` or a blank line in an env
+  // file means), not a file named "": SQLite opens that as a private temporary database,
+  // so every command would succeed and keep nothing.
+  const file = global.db ?? (env.LEAVEAPI_DB || DEFAULT_SQLITE_FILE);
   return { kind: "sqlite", label: file, open: () => openSqliteStore({ filename: file }) };
 }
 

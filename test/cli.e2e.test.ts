@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { runCli, runJson, scratchDir } from "./cli-harness.ts";
 
 let scratch: ReturnType<typeof scratchDir>;
@@ -126,6 +126,20 @@ describe("organisations and credentials", () => {
     await runJson(["org", "create", "--name", "Env Ltd"], { env: { LEAVEAPI_DB: file } });
     const orgs = await runJson<{ name: string }[]>(["--db", file, "org", "list"]);
     expect(orgs.map((o) => o.name)).toEqual(["Env Ltd"]);
+  });
+
+  test("an empty LEAVEAPI_DB is unset: the default ./leaveapi.sqlite keeps what a command wrote", async () => {
+    const cwd = join(scratch.dir, "empty-env");
+    mkdirSync(cwd);
+    await runJson(["org", "create", "--name", "Default Ltd"], { cwd, env: { LEAVEAPI_DB: "" } });
+    const orgs = await runJson<{ name: string }[]>(["--db", join(cwd, "leaveapi.sqlite"), "org", "list"]);
+    expect(orgs.map((o) => o.name)).toEqual(["Default Ltd"]);
+  });
+
+  test("--db with an empty name is bad usage", async () => {
+    const result = await runCli(["--db", "", "org", "list"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("leaveapi: --db needs a value\n");
   });
 });
 
