@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 /**
  * The installed `leaveapi` command (README, "Getting leaveapi"). The command line is built
- * for Bun (dist/cli): its SQLite is bun:sqlite, and it runs the same code as the single
- * binary. npm installs Bun with the package (the `bun` package, an optional dependency whose
- * platform binary comes from the npm registry like any other package), so this launcher,
- * run by Node 20 or later, starts that Bun on dist/cli and stands aside: the same
+ * for Bun: its SQLite is bun:sqlite, and it runs the same code as the single binary. npm
+ * installs Bun with the package (the `bun` package, an optional dependency whose platform
+ * binary comes from the npm registry like any other package), so this launcher, run by
+ * Node 20 or later, starts that Bun on the command line and stands aside: the same
  * arguments, standard streams and exit status, and the signals a service manager or a
  * terminal sends are passed on. Bun need not be on PATH.
+ *
+ * Which command line: in a clone, its sources (scripts/cli.ts, which Bun runs as they are),
+ * so that `npx leaveapi …` works right after `npm install`, with no build, and always runs
+ * the code checked out rather than an older build; in an installed package, which ships no
+ * sources, the bundle in dist/cli.
  *
  * Plain JavaScript with no imports but Node's own, so that it runs before anything else
  * of the package is known to work.
@@ -17,8 +22,17 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const CLI = fileURLToPath(new URL("../dist/cli/scripts/cli.js", import.meta.url));
+const SOURCES = fileURLToPath(new URL("../scripts/cli.ts", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../dist/cli/scripts/cli.js", import.meta.url));
 const FORWARDED_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"];
+
+function isFile(path) {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** A file big enough to be Bun itself, not the placeholder the `bun` package ships before its install script runs. */
 function isRuntime(path) {
@@ -67,7 +81,13 @@ if (!runtime) {
   process.exit(1);
 }
 
-const child = spawn(runtime, [CLI, ...process.argv.slice(2)], { stdio: "inherit" });
+const cli = [SOURCES, BUNDLE].find(isFile);
+if (!cli) {
+  process.stderr.write(`leaveapi: this package is incomplete: neither ${SOURCES} nor ${BUNDLE} exists. Reinstall it.\n`);
+  process.exit(1);
+}
+
+const child = spawn(runtime, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
 // A repeated signal is harmless: the command line stops once, however many arrive.
 const forward = (signal) => () => child.kill(signal);
 for (const signal of FORWARDED_SIGNALS) process.on(signal, forward(signal));

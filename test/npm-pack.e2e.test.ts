@@ -10,13 +10,14 @@
  * And what the install costs: packages and bytes within PACKAGE_LIMITS.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { accessSync, constants, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { installFootprint, packAndInstall, PACKAGE_LIMITS } from "../bench/package-size.ts";
 import { startServer, type RunningServer } from "./cli-harness.ts";
+import { pathWithoutBun } from "./node-only-path.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -32,21 +33,6 @@ const newDatabase = scratchDatabases("npm_pack", async () => {
 });
 afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000);
 
-/** PATH without any folder that holds a `bun`: what a machine with only Node has. */
-function pathWithoutBun(path = process.env.PATH ?? ""): string {
-  const hasBun = (dir: string) => {
-    try {
-      accessSync(join(dir, "bun"), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  return path
-    .split(delimiter)
-    .filter((dir) => dir !== "" && !hasBun(dir))
-    .join(delimiter);
-}
 const NODE_ONLY = { PATH: pathWithoutBun(), DATABASE_URL: "", LEAVEAPI_DB: "" };
 
 async function run(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
