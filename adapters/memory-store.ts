@@ -40,7 +40,7 @@ import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from 
 import { memoryImportWriter } from "./memory/memory-import-writer.ts";
 import { memoryRateEvents } from "./memory/memory-rate-events.ts";
 import { deriveTombstones } from "./memory/memory-deletions.ts";
-import { closureDaysWithin, copyTables, emptyTables, holidayKey, importedHolidaysWithin, keyOf } from "./memory/memory-tables.ts";
+import { closureDaysWithin, copyTables, emptyTables, holidayKey, importedHolidaysWithin, keyOf, publishLate } from "./memory/memory-tables.ts";
 
 export interface MemoryStore extends Store, AdminStore {
   /**
@@ -63,7 +63,13 @@ const isAfter = (a1: string | number, a2: string, b1: string | number, b2: strin
 const toApiClient = ({ secret_digest: _s, ...client }: StoredClient): ApiClient => structuredClone(client);
 
 /** A Store and AdminStore held in memory, optionally filled with `data` (see `MemoryStore.load`). */
-export function createMemoryStore(data?: StoreContents): MemoryStore {
+export interface MemoryStoreOptions {
+  /** The wall clock an import's publication is timed by (default Date.now); tests pass one they move. */
+  now?: () => number;
+}
+
+export function createMemoryStore(data?: StoreContents, options: MemoryStoreOptions = {}): MemoryStore {
+  const clock = options.now ?? Date.now;
   const organisations = new Map<string, Organisation>();
   const clients = new Map<string, StoredClient>();
   /** The secret each rotated client had before, kept until its grace period ends (`rotateClientSecret`). */
@@ -256,10 +262,12 @@ export function createMemoryStore(data?: StoreContents): MemoryStore {
 
     async runImport(work) {
       open();
+      const startedAt = clock();
       const run = lastImport.then(async () => {
         open();
         const draft = copyTables(tables);
         const result = await work(memoryImportWriter(draft, (id) => organisations.has(id)));
+        publishLate(tables, draft, clock() - startedAt, clock());
         tables = draft;
         return result;
       });

@@ -26,6 +26,8 @@ export interface PostgresStoreOptions {
    * missing); by default the connection's search_path decides, usually `public`.
    */
   schema?: string;
+  /** The wall clock an import's publication is timed by (default Date.now); tests pass one they move. */
+  now?: () => number;
 }
 
 const DATE_OID = 1082;
@@ -101,6 +103,7 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
     randomBytes: cryptoRandomBytes,
     schema: options.schema,
     readDb,
+    now: options.now,
     close: async () => {
       await Promise.all([db.destroy(), readDb?.destroy()]);
     },

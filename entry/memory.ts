@@ -5,7 +5,7 @@
  * database, or hand `load` a `StoreContents`. One process only: its data, tokens and rate
  * limits are neither persisted nor shared.
  */
-export { createMemoryStore, type MemoryStore } from "../adapters/memory-store.ts";
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "../adapters/memory-store.ts";
 export type {
   StoreContents,
   StoredBooking,

@@ -27,6 +27,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/metrics.e2e.test.ts",
   "test/oauth-discovery-base-path.e2e.test.ts",
   "test/openapi.test.ts",
+  "test/publication-lag.test.ts",
   "test/query-params.test.ts",
   "test/rate-event-sweep.test.ts",
   "test/record-text.test.ts",

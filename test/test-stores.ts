@@ -81,23 +81,23 @@ async function emptySchema(schema: string): Promise<void> {
   await schemaAdmin.query(names.map((t) => `delete from ${schema}.${t};`).join("\n"));
 }
 
-async function openPostgresTestStore(): Promise<SqlAdminStore> {
+async function openPostgresTestStore(now?: () => number): Promise<SqlAdminStore> {
   const reused = freeSchemas.pop();
   const schema = reused ?? freshSchemaName();
   if (reused) await emptySchema(schema);
-  const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema, poolSize: 2 });
+  const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema, poolSize: 2, now });
   if (!reused) await store.migrate();
   schemaOfStore.set(store, schema);
   return store;
 }
 
 /** A fresh, migrated store of the kind this run tests; closed after the test by `closeTestStores`. */
-export async function openTestStore(options: { filename?: string } = {}): Promise<SqlAdminStore> {
+export async function openTestStore(options: { filename?: string; now?: () => number } = {}): Promise<SqlAdminStore> {
   let store: SqlAdminStore;
   if (testStoreKind === "postgres" && options.filename === undefined) {
-    store = await openPostgresTestStore();
+    store = await openPostgresTestStore(options.now);
   } else {
-    store = openSqliteStore({ filename: options.filename ?? ":memory:" });
+    store = openSqliteStore({ filename: options.filename ?? ":memory:", now: options.now });
     await store.migrate();
   }
   opened.add(store);

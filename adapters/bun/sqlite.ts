@@ -30,5 +30,5 @@ function hotConnection(options: SqliteStoreOptions): HotConnection | undefined {
 
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
-  return sqliteStore(cachingSqliteDatabase(openDatabase(options)), isUnavailable, hotConnection(options));
+  return sqliteStore(cachingSqliteDatabase(openDatabase(options)), isUnavailable, hotConnection(options), options.now);
 }

@@ -115,3 +115,33 @@ export function keepingTombstones(
   }
   for (const key of after.keys()) t.deletions.delete(key);
 }
+
+/** An import that commits within this long after it started shows its own stamps (as adapters/sql/published-stamps.ts). */
+const PUBLISH_AS_STAMPED_MS = 1000;
+
+/**
+ * What the SQL store's publications do (adapters/sql/published-stamps.ts), here at the
+ * swap: an import that took longer than a second shows every record and tombstone it
+ * wrote later by the same amount, at least the time it took, so that the latest is no
+ * earlier than the clock at the swap. A client that synced while it ran then misses none
+ * of it (docs/api.md, "Incremental sync"). What it wrote is told by identity: the writer
+ * puts a new object in the copy for every record it writes.
+ */
+export function publishLate(before: MemoryTables, after: MemoryTables, elapsed: number, now: number): void {
+  if (elapsed <= PUBLISH_AS_STAMPED_MS) return;
+  const written = <V>(table: keyof MemoryTables, shown: (value: V) => number) => {
+    const changed: [string, V][] = [];
+    const previous = before[table] as Map<string, unknown>;
+    for (const [key, value] of after[table] as Map<string, V>) if (previous.get(key) !== value) changed.push([key, value]);
+    return { changed, latest: Math.max(0, ...changed.map(([, v]) => shown(v))) };
+  };
+  const records = (["employees", "bookings", "closureDays"] as const).map((t) => [t, written<{ updated_at: number }>(t, (v) => v.updated_at)] as const);
+  const tombstones = written<StoredDeletion>("deletions", (v) => v.deleted_at);
+  const latest = Math.max(tombstones.latest, ...records.map(([, w]) => w.latest));
+  const shift = Math.max(elapsed, now - latest);
+  for (const [table, { changed }] of records) {
+    const map = after[table] as Map<string, { updated_at: number }>;
+    for (const [key, value] of changed) map.set(key, { ...value, updated_at: value.updated_at + shift });
+  }
+  for (const [key, value] of tombstones.changed) after.deletions.set(key, { ...value, deleted_at: value.deleted_at + shift });
+}

@@ -78,5 +78,5 @@ export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminSt
   const { DatabaseSync } = loadNodeSqlite();
   const database = new DatabaseSync(options.filename);
   configureSqlite(database, options);
-  return sqliteStore(kyselyDatabase(database), isUnavailable);
+  return sqliteStore(kyselyDatabase(database), isUnavailable, undefined, options.now);
 }

@@ -29,20 +29,28 @@ export function deletionQueries(ctx: SqlContext): Pick<Store, "listDeletions"> {
   return {
     listDeletions: (q) =>
       ctx.guard(async (): Promise<DeletionRecord[]> => {
+        // The instants asked for as the stamps stored, and the stamps read as shown (published-stamps.ts).
+        const org = q.organisationId;
+        const deletedSince = await ctx.stamps.storedSince(org, q.deletedSince);
+        const after = q.after && { deletedAt: await ctx.stamps.storedOf(org, q.after.deletedAt), id: q.after.id };
         // One range bound only: given both, SQLite's planner seeks to deletedSince and filters
         // its way to the position, so a deep page cost grew with the tombstones before it
         // (bench/deletion-feed.ts). The position at or after deletedSince implies it, and
         // one before it is implied by it.
-        const cursorBinds = q.after !== undefined && q.after.deletedAt >= q.deletedSince;
+        const cursorBinds = after !== undefined && after.deletedAt >= deletedSince;
         const rows = await ctx.replica.rows(deletionPageQuery, {
-          organisationId: q.organisationId,
+          organisationId: org,
           resource: q.resource,
-          deletedSince: cursorBinds ? undefined : q.deletedSince,
-          afterDeletedAt: cursorBinds ? q.after?.deletedAt : undefined,
-          afterId: cursorBinds ? q.after?.id : undefined,
+          deletedSince: cursorBinds ? undefined : deletedSince,
+          afterDeletedAt: cursorBinds ? after?.deletedAt : undefined,
+          afterId: cursorBinds ? after?.id : undefined,
           limit: q.limit,
         });
-        return rows.map((r) => ({ id: r.id, deleted_at: instant(r.deleted_at) }));
+        const shown = await ctx.stamps.shownAll(
+          org,
+          rows.map((r) => instant(r.deleted_at)),
+        );
+        return rows.map((r) => ({ id: r.id, deleted_at: shown(instant(r.deleted_at)) }));
       }),
   };
 }

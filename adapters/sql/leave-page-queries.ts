@@ -298,15 +298,36 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     return rows.map((r) => map(r, byId.get(r.leave_type_id)!));
   };
 
-  const listOverlappingLeave = (q: LeavePageQuery) => ctx.guard((): Promise<LeaveBookingRecord[]> => readPage(leavePageQuery, q, toLeaveBooking));
+  const { stamps } = ctx;
+  /** The query with a sync's `updated_since` as the stamps stored (published-stamps.ts). */
+  const storedQuery = async (q: LeavePageQuery): Promise<LeavePageQuery> =>
+    q.updatedSince === undefined ? q : { ...q, updatedSince: await stamps.storedSince(q.organisationId, q.updatedSince) };
+
+  const listOverlappingLeave = (asked: LeavePageQuery) =>
+    ctx.guard(async (): Promise<LeaveBookingRecord[]> => {
+      const q = await storedQuery(asked);
+      const bookings = await readPage(leavePageQuery, q, toLeaveBooking);
+      const shown = await stamps.shownAll(
+        q.organisationId,
+        bookings.map((b) => b.updated_at),
+      );
+      return bookings.map((b) => ({ ...b, updated_at: shown(b.updated_at) }));
+    });
 
   /** The page as text by rows, after the leave context; null when a booking is not rendered yet. */
   const textsByRows = async (q: LeavePageQuery): Promise<RecordText<string>[] | null> => {
     const typeText = leaveTypeTexts();
-    const texts = await readPage(leaveTextQuery, q, (r, t): RecordText<string> | null =>
-      r.rendered === null ? null : { key: r.start_date, id: r.id, json: leaveText(r.id, r.employee_id, typeText(t), r.rendered, instant(r.updated_at)) },
+    const rows = await readPage(leaveTextQuery, q, (r, t) => ({ r, t }));
+    if (rows.some(({ r }) => r.rendered === null)) return null;
+    const shown = await stamps.shownAll(
+      q.organisationId,
+      rows.map(({ r }) => instant(r.updated_at)),
     );
-    return texts.every((text): text is RecordText<string> => text !== null) ? texts : null;
+    return rows.map(({ r, t }) => ({
+      key: r.start_date,
+      id: r.id,
+      json: leaveText(r.id, r.employee_id, typeText(t), r.rendered!, shown(instant(r.updated_at))),
+    }));
   };
 
   const plans = new Map<string, LeavePlan>();
@@ -336,10 +357,14 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
       const byId = new Map(types.map((t) => [t.id, t]));
       const typeText = leaveTypeTexts();
       const kept = firstRows(rows, q.limit);
+      const shown = await stamps.shownAll(
+        q.organisationId,
+        kept.map((row) => Number(row[4])),
+      );
       return kept.map(([id, employeeId, typeId, startDate, updatedAt, rendered]) => ({
         key: startDate!,
         id: id!,
-        json: leaveText(id!, employeeId!, typeText(byId.get(typeId!)!), rendered!, Number(updatedAt)),
+        json: leaveText(id!, employeeId!, typeText(byId.get(typeId!)!), rendered!, shown(Number(updatedAt))),
       }));
     }
     return textsByRows(q);
@@ -348,12 +373,13 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   return {
     listOverlappingLeave,
 
-    listOverlappingLeaveText: (q) =>
+    listOverlappingLeaveText: (asked) =>
       ctx.guard(async (): Promise<RecordText<string>[]> => {
+        const q = await storedQuery(asked);
         const texts = ctx.caps.leavePageInOneRow ? await textsInOneRow(q) : await textsByRows(q);
         if (texts) return texts;
         // A booking not rendered yet: the page is read as records and written out here.
-        return (await listOverlappingLeave(q)).map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) }));
+        return (await listOverlappingLeave(asked)).map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) }));
       }),
   };
 }

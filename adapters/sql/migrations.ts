@@ -213,6 +213,19 @@ const RENDERED_RECORDS: Record<Dialect, readonly string[]> = {
   ],
 };
 
+// When each import's changes became visible (published-stamps.ts, docs/api.md,
+// "Incremental sync"): an import writes its records with the stamp it started with, and
+// records here, in its own transaction, the instant it published them. A page shows a
+// record's `updated_at` (a tombstone's `deleted_at`) as that instant, so a change that took
+// minutes to commit is not stamped minutes before anyone could see it. The second index
+// turns a sync's `updated_since` into the stamps to scan from. The same statements on
+// both dialects.
+const PUBLICATIONS: readonly string[] = [
+  `create table "publications" ("organisation_id" text not null, "stamp" bigint not null,
+    "published_at" bigint not null, constraint "publications_pk" primary key ("organisation_id", "stamp"))`,
+  `create index "publications_by_time" on "publications" ("organisation_id", "published_at")`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -221,5 +234,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0004_deletions": { up: run(DELETIONS) },
     "0005_observed_calendars": { up: run(OBSERVED_CALENDARS) },
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
+    "0007_publications": { up: run(PUBLICATIONS) },
   };
 }

@@ -85,31 +85,43 @@ export function listImportedPublicHolidaysOn(
  * page, so a sync's deep page cost 16 ms instead of 0.3 ms over 50,000 employees. A
  * cursor at or after `since` bounds the scan on its own.
  */
-function sinceNotImpliedByCursor(q: { updatedSince?: number; after?: { updatedAt: number } }): number | undefined {
-  return q.after && q.updatedSince !== undefined && q.after.updatedAt >= q.updatedSince ? undefined : q.updatedSince;
+function sinceNotImpliedByCursor(updatedSince: number | undefined, after: { updatedAt: number } | undefined): number | undefined {
+  return after && updatedSince !== undefined && after.updatedAt >= updatedSince ? undefined : updatedSince;
 }
 
 export function readQueries(
   ctx: SqlContext,
 ): Pick<Store, "listEmployees" | "listEmployeesText" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
-  const pageValues = (q: EmployeePageQuery): EmployeePageValues => ({
-    organisationId: q.organisationId,
-    status: q.status,
-    updatedSince: sinceNotImpliedByCursor(q),
-    afterUpdatedAt: q.after?.updatedAt,
-    afterId: q.after?.id,
-  });
+  const { stamps } = ctx;
+  /** The query's instants (shown ones: a sync's `updated_since`, a cursor's position) as the stamps stored (published-stamps.ts). */
+  const pageValues = async (q: EmployeePageQuery): Promise<EmployeePageValues> => {
+    const org = q.organisationId;
+    const after = q.after && { updatedAt: await stamps.storedOf(org, q.after.updatedAt), id: q.after.id };
+    const since = q.updatedSince === undefined ? undefined : await stamps.storedSince(org, q.updatedSince);
+    return { organisationId: org, status: q.status, updatedSince: sinceNotImpliedByCursor(since, after), afterUpdatedAt: after?.updatedAt, afterId: after?.id };
+  };
   const listEmployees = (q: EmployeePageQuery) =>
-    ctx.guard(async (): Promise<EmployeeRecord[]> => firstRows(await ctx.replica.rows(employeePageQuery(q.limit), pageValues(q)), q.limit).map(toEmployee));
+    ctx.guard(async (): Promise<EmployeeRecord[]> => {
+      const employees = firstRows(await ctx.replica.rows(employeePageQuery(q.limit), await pageValues(q)), q.limit).map(toEmployee);
+      const shown = await stamps.shownAll(
+        q.organisationId,
+        employees.map((e) => e.updated_at),
+      );
+      return employees.map((e) => ({ ...e, updated_at: shown(e.updated_at) }));
+    });
   return {
     listEmployees,
 
     listEmployeesText: (q) =>
       ctx.guard(async (): Promise<RecordText<number>[]> => {
-        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit), pageValues(q)), q.limit);
+        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit), await pageValues(q)), q.limit);
         if (rows.every((r) => r.rendered !== null)) {
+          const shown = await stamps.shownAll(
+            q.organisationId,
+            rows.map((r) => instant(r.updated_at)),
+          );
           return rows.map((r) => {
-            const updatedAt = instant(r.updated_at);
+            const updatedAt = shown(instant(r.updated_at));
             return { key: updatedAt, id: r.id, json: employeeText(r.id, r.rendered!, updatedAt) };
           });
         }
@@ -120,7 +132,9 @@ export function readQueries(
     findEmployee: (organisationId, id) =>
       ctx.guard(async () => {
         const [row] = await ctx.replica.rows(employeeQuery, { organisationId, id });
-        return row ? toEmployee(row) : null;
+        if (!row) return null;
+        const employee = toEmployee(row);
+        return { ...employee, updated_at: await stamps.shownOf(organisationId, employee.updated_at) };
       }),
 
     listClosureDays: (organisationId, from, to) => ctx.guard(() => listClosureDaysOn(ctx.reader, organisationId, from, to)),

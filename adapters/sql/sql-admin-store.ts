@@ -12,6 +12,7 @@ import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
 import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
 import { renderMissingBodies } from "./render-bodies.ts";
+import { ImportStamps } from "./published-stamps.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
 import { createSqlStore } from "./sql-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
@@ -228,6 +229,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("leave_spans").where("organisation_id", "=", id).execute();
           // Tombstones of the deletions feed: nobody can ask for the organisation's feed any more.
           await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
           // The clients' rate-limit events would otherwise linger until the next sweep.
@@ -315,11 +317,17 @@ function adminQueries(ctx: SqlContext): AdminStore {
         // with "no transaction is active", and that would be the error reported.
         const result = await withImportCache(ctx, () =>
           db.connection().execute(async (conn) => {
-            await sql`begin`.execute(conn);
+            // On SQLite, the one write lock from the start: the import's stamps are chosen
+            // after every earlier import of the file has published (published-stamps.ts),
+            // and it never fails half-way on a snapshot another writer made stale.
+            await (ctx.caps.advisoryLocks ? sql`begin` : sql`begin immediate`).execute(conn);
             try {
-              const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue);
+              const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now);
+              const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps);
               const done = await work(writer);
               await writer.flushStaged();
+              // Last, so that the instant it records is as close to the commit as can be.
+              await stamps.publish();
               await sql`commit`.execute(conn);
               return done;
             } catch (error) {

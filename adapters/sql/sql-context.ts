@@ -9,6 +9,7 @@ import type { Kysely } from "kysely";
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, type DirectRunner } from "./compiled-queries.ts";
+import { PublishedStamps } from "./published-stamps.ts";
 import type { Tables } from "./tables.ts";
 
 export interface SqlStoreOptions {
@@ -31,6 +32,11 @@ export interface SqlStoreOptions {
    * (SQLite files: a second connection to the same file). Default: through `db`/`readDb`.
    */
   direct?: DirectRunner;
+  /**
+   * The wall clock an import's publication is timed by (published-stamps.ts); default
+   * Date.now. Tests pass a clock they move.
+   */
+  now?: () => number;
   close: () => Promise<void>;
 }
 
@@ -43,6 +49,8 @@ export interface SqlContext {
   /** Hot queries compiled once, on the primary and on the reader. */
   readonly primary: CompiledQueries;
   readonly replica: CompiledQueries;
+  /** How the stamps records are stored with are shown, on the reader (published-stamps.ts). */
+  readonly stamps: PublishedStamps;
   /** Runs a query, turning "cannot reach the database" (or a closed store) into StoreUnavailableError. */
   guard<T>(work: () => Promise<T>): Promise<T>;
   /** A boolean as the dialect stores it. */
@@ -56,13 +64,15 @@ export function createSqlContext(options: SqlStoreOptions): SqlContext {
   const reader = options.readDb ?? db;
   const hot = { hot: { direct: options.direct } };
   let closed = false;
+  const replica = new CompiledQueries(reader, options.caps, hot);
   return {
     options,
     db,
     reader,
     caps: options.caps,
     primary: new CompiledQueries(db, options.caps, hot),
-    replica: new CompiledQueries(reader, options.caps, hot),
+    replica,
+    stamps: new PublishedStamps(replica),
     async guard<T>(work: () => Promise<T>): Promise<T> {
       // A closed store cannot reach its database: answered as 503, like a lost connection.
       if (closed) throw new StoreUnavailableError("The data store has been closed.");

@@ -28,6 +28,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
+import type { ImportStamps } from "./published-stamps.ts";
 import { CACHED_PLACEHOLDER_LIMIT } from "./fast-paths.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { StagedInserts } from "./staged-inserts.ts";
@@ -85,6 +86,8 @@ export class SqlImportWriter implements ImportWriter {
     private readonly db: Kysely<Tables>,
     private readonly caps: SqlCapabilities,
     boolValue: (b: boolean) => boolean | number,
+    /** The stamp each organisation's records are written with, and its publication (published-stamps.ts). */
+    private readonly stamps: ImportStamps,
   ) {
     this.statements = new CompiledQueries(db, caps);
     this.columns = {
@@ -255,7 +258,8 @@ export class SqlImportWriter implements ImportWriter {
     return insert.onConflict((oc) => oc.columns(["organisation_id", "id"]).doUpdateSet(set as never));
   }
 
-  async upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts> {
+  async upsertEmployees(organisationId: string, rows: EmployeeInput[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     const { counts, revived } = await this.writeChanged("employees", organisationId, rows, now, this.columns.employees);
     // A deleted employee's bookings are hidden; brought back, they are visible again, so
     // their updated_at must move or an incremental sync would never see them (docs/api.md,
@@ -297,7 +301,8 @@ export class SqlImportWriter implements ImportWriter {
     return counts;
   }
 
-  deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+  async deleteEmployees(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     const deletions = new DeletionWrites(this.db, organisationId);
     return this.softDelete("employees", organisationId, ids, now, (batch) => deletions.hidingEmployees(batch, now));
   }
@@ -317,7 +322,8 @@ export class SqlImportWriter implements ImportWriter {
     return facts;
   }
 
-  async upsertLeaveTypes(organisationId: string, types: LeaveTypeRecord[], now: number): Promise<WriteCounts> {
+  async upsertLeaveTypes(organisationId: string, types: LeaveTypeRecord[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     const counts = noCounts();
     for (const t of lastById(types)) {
       const stored = await this.db
@@ -363,7 +369,8 @@ export class SqlImportWriter implements ImportWriter {
     return counts;
   }
 
-  async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], now: number): Promise<WriteCounts> {
+  async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     const { counts, written } = await this.writeChanged(
       "leave_bookings",
       organisationId,
@@ -412,18 +419,21 @@ export class SqlImportWriter implements ImportWriter {
       .execute();
   }
 
-  async deleteLeaveBookings(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+  async deleteLeaveBookings(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     await this.flushStaged();
     const deletions = new DeletionWrites(this.db, organisationId);
     return this.softDelete("leave_bookings", organisationId, ids, now, (batch) => deletions.hidingBookings(batch, now));
   }
 
-  async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], now: number): Promise<WriteCounts> {
+  async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     const { counts } = await this.writeChanged("closure_days", organisationId, rows, now, this.columns.closureDays);
     return counts;
   }
 
-  deleteClosureDays(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
+  async deleteClosureDays(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
+    const now = await this.stamps.stampFor(organisationId, asked);
     return this.softDelete("closure_days", organisationId, ids, now);
   }
 

@@ -16,6 +16,8 @@ export interface SqliteStoreOptions {
   filename: string;
   /** Milliseconds a writer waits for another to finish before giving up (default 5000). */
   busyTimeoutMs?: number;
+  /** The wall clock an import's publication is timed by (default Date.now); tests pass one they move. */
+  now?: () => number;
 }
 
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {
@@ -46,10 +48,11 @@ export function kyselyStatement<B>(statement: DriverStatement<B>, reader: boolea
  * The one SQL store on a SQLite database, with live token grants reused for a few seconds
  * (lib/token-grant-cache.ts); `isUnavailable` knows the driver's error shape.
  */
-export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unknown) => boolean, hot?: HotConnection): SqlAdminStore {
+export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unknown) => boolean, hot?: HotConnection, now?: () => number): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return openSqlAdminStore({
     db,
+    now,
     caps: SQLITE,
     isUnavailable,
     randomBytes: cryptoRandomBytes,

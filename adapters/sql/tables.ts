@@ -129,6 +129,15 @@ export interface DeletionsTable {
   deleted_at: Instant;
 }
 
+/** When an import's changes became visible (published-stamps.ts), added by 0007. */
+export interface PublicationsTable {
+  organisation_id: string;
+  /** The stamp the import wrote its records' `updated_at` and `deleted_at` with. */
+  stamp: Instant;
+  /** The instant a page shows instead: when the import committed, or the stamp itself when it committed within a second. */
+  published_at: Instant;
+}
+
 export interface Tables {
   installation: InstallationTable;
   organisations: OrganisationsTable;
@@ -142,4 +151,5 @@ export interface Tables {
   closure_days: ClosureDaysTable;
   public_holidays: PublicHolidaysTable;
   deletions: DeletionsTable;
+  publications: PublicationsTable;
 }
