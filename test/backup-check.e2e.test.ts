@@ -136,15 +136,15 @@ describe("backup", () => {
     const rateRows = (file: string) => {
       const copy = new Database(file, { readonly: true, strict: true });
       try {
-        return copy.query<{ n: number }, []>("select count(*) as n from rate_events where key like 'backup-test-%'").get()!.n;
+        return copy.query<{ n: number }, []>("select count(*) as n from installation where name like 'backup-test-%'").get()!.n;
       } finally {
         copy.close();
       }
     };
     try {
       writer.exec("BEGIN IMMEDIATE");
-      const insert = writer.prepare("insert into rate_events (key, at) values (?, ?)");
-      for (let i = 0; i < 1000; i++) insert.run(`backup-test-${i}`, i);
+      const insert = writer.prepare("insert into installation (name, value) values (?, ?)");
+      for (let i = 0; i < 1000; i++) insert.run(`backup-test-${i}`, String(i));
       // The writer holds its lock while the backup runs in another process.
       expect((await runCli([...db, "backup", before])).code).toBe(0);
       writer.exec("COMMIT");

@@ -10,6 +10,9 @@ import { join } from "node:path";
 import type { DirectRunner } from "../adapters/sql/compiled-queries.ts";
 import { inDirectTransaction } from "../adapters/sql/direct-transactions.ts";
 
+/** The group's first statement: a write that changes nothing and takes t's file's lock. */
+const LOCK = "delete from t where 0";
+
 const dirs: string[] = [];
 const databases: Database[] = [];
 afterEach(() => {
@@ -45,7 +48,11 @@ describe("inDirectTransaction", () => {
   test("work asked for in one turn runs in order, each seeing the earlier ones, and resolves with its own value", async () => {
     const { run, insert, seen } = twoConnections();
     const count = () => (run("select count(*) as c from t", []) as { c: number }[])[0]!.c;
-    const answers = await Promise.all([inDirectTransaction(run, insert(1)), inDirectTransaction(run, count), inDirectTransaction(run, insert(2))]);
+    const answers = await Promise.all([
+      inDirectTransaction(run, LOCK, insert(1)),
+      inDirectTransaction(run, LOCK, count),
+      inDirectTransaction(run, LOCK, insert(2)),
+    ]);
     expect(answers).toEqual([[{ n: 1 }], 1, [{ n: 2 }]]);
     expect(seen()).toEqual([1, 2]);
   });
@@ -57,10 +64,10 @@ describe("inDirectTransaction", () => {
       throw new Error("refused");
     };
     const [first, failed, duplicate, last] = await Promise.allSettled([
-      inDirectTransaction(run, insert(1)),
-      inDirectTransaction(run, failing),
-      inDirectTransaction(run, insert(1)),
-      inDirectTransaction(run, insert(3)),
+      inDirectTransaction(run, LOCK, insert(1)),
+      inDirectTransaction(run, LOCK, failing),
+      inDirectTransaction(run, LOCK, insert(1)),
+      inDirectTransaction(run, LOCK, insert(3)),
     ]);
     expect(first.status).toBe("fulfilled");
     expect(failed).toMatchObject({ status: "rejected", reason: new Error("refused") });
@@ -72,12 +79,28 @@ describe("inDirectTransaction", () => {
   test("when the write lock cannot be had, every piece of the batch rejects and nothing is written", async () => {
     const { run, insert, other, seen } = twoConnections(0);
     other.exec("begin immediate");
-    const settled = await Promise.allSettled([inDirectTransaction(run, insert(1)), inDirectTransaction(run, insert(2))]);
+    const settled = await Promise.allSettled([inDirectTransaction(run, LOCK, insert(1)), inDirectTransaction(run, LOCK, insert(2))]);
     other.exec("commit");
     expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected"]);
     expect(seen()).toEqual([]);
     // The next batch starts afresh.
-    await inDirectTransaction(run, insert(3));
+    await inDirectTransaction(run, LOCK, insert(3));
     expect(seen()).toEqual([3]);
+  });
+
+  test("takes the lock of the file its lock statement writes, and of no other attached file", async () => {
+    const { run, insert, other, seen } = twoConnections(0);
+    // Another file attached to both connections, its lock held by the other connection.
+    const dir = mkdtempSync(join(tmpdir(), "leaveapi-direct-other-"));
+    dirs.push(dir);
+    const attach = `attach database '${join(dir, "other.sqlite")}' as elsewhere`;
+    run(attach, []);
+    other.exec(attach);
+    other.exec("create table elsewhere.u (n integer)");
+    other.exec("begin");
+    other.exec("insert into elsewhere.u values (1)");
+    await inDirectTransaction(run, LOCK, insert(1));
+    other.exec("commit");
+    expect(seen()).toEqual([1]);
   });
 });

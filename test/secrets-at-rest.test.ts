@@ -20,18 +20,32 @@ function connectionOf(world: TestWorld): Kysely<Tables> {
 }
 
 /** Every table of the store's schema, every row, every cell as text (bytes as Latin-1 and hex). */
+/** Every table the store's connection reaches: on SQLite, in every attached file (the tokens file too), by `schema.name`. */
+async function tablesOf(db: Kysely<Tables>): Promise<string[]> {
+  if (testStoreKind === "postgres") {
+    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s;
+    return (await db.introspection.getTables({ withInternalKyselyTables: true })).filter((t) => t.schema === schema).map((t) => t.name);
+  }
+  const files = (await sql<{ name: string }>`pragma database_list`.execute(db)).rows.map((r) => r.name);
+  const names: string[] = [];
+  for (const file of files) {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.raw(`"${file}".sqlite_master`)} where type = 'table'`.execute(db);
+    names.push(...rows.map((r) => `${file}.${r.name}`));
+  }
+  return names;
+}
+
 async function dumpTables(db: Kysely<Tables>): Promise<Map<string, string[]>> {
-  const schema = testStoreKind === "postgres" ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : undefined;
-  const tables = (await db.introspection.getTables({ withInternalKyselyTables: true })).filter((t) => schema === undefined || t.schema === schema);
   const dump = new Map<string, string[]>();
-  for (const table of tables) {
-    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db);
+  for (const table of await tablesOf(db)) {
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
     const cells = rows.flatMap((row) =>
       Object.values(row).flatMap((v) =>
         v instanceof Uint8Array ? [String.fromCharCode(...v), [...v].map((b) => b.toString(16).padStart(2, "0")).join("")] : [JSON.stringify(v)],
       ),
     );
-    dump.set(table.name, cells);
+    // By the table's own name, whichever file holds it.
+    dump.set(table.split(".").at(-1)!, [...(dump.get(table.split(".").at(-1)!) ?? []), ...cells]);
   }
   return dump;
 }

@@ -8,8 +8,9 @@
  *
  * Each piece of work still stands alone: it runs synchronously, so no other statement
  * interleaves with it; a piece that throws is rolled back to its savepoint and rejects
- * its own caller only; BEGIN IMMEDIATE takes the write lock before any of them reads, so
- * another process on the same file (serve --workers) sees all of a batch or none of it.
+ * its own caller only; the group's first statement takes the write lock before any of them
+ * reads, so another process on the same file (serve --workers) sees all of a batch or none
+ * of it.
  */
 import type { DirectRunner } from "./compiled-queries.ts";
 
@@ -23,8 +24,13 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const queues = new WeakMap<DirectRunner, Pending[]>();
 
-/** Runs `work` on `run`'s connection inside the next group transaction; resolves once that has committed. */
-export function inDirectTransaction<T>(run: DirectRunner, work: () => T): Promise<T> {
+/**
+ * Runs `work` on `run`'s connection inside the next group transaction; resolves once that
+ * has committed. `lock` is the group's first statement, a write that takes the lock of
+ * the one file the group writes before any work reads (BEGIN IMMEDIATE would take every
+ * attached file's, the data file's included, and so wait for an import).
+ */
+export function inDirectTransaction<T>(run: DirectRunner, lock: string, work: () => T): Promise<T> {
   let queue = queues.get(run);
   if (!queue) {
     queue = [];
@@ -34,7 +40,7 @@ export function inDirectTransaction<T>(run: DirectRunner, work: () => T): Promis
   return new Promise<T>((resolve, reject) => {
     pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
     // The first of a turn schedules the commit; the others of the same turn join it.
-    if (pending.length === 1) setImmediate(() => commitBatch(run, pending.splice(0)));
+    if (pending.length === 1) setImmediate(() => commitBatch(run, lock, pending.splice(0)));
   });
 }
 
@@ -51,10 +57,16 @@ function runInSavepoint(run: DirectRunner, work: () => unknown): Outcome {
   }
 }
 
-function commitBatch(run: DirectRunner, batch: Pending[]): void {
+function commitBatch(run: DirectRunner, lock: string, batch: Pending[]): void {
   let outcomes: Outcome[];
   try {
-    run("begin immediate", []);
+    run("begin", []);
+    try {
+      run(lock, []);
+    } catch (error) {
+      run("rollback", []);
+      throw error;
+    }
   } catch (error) {
     for (const p of batch) p.reject(error);
     return;

@@ -226,6 +226,21 @@ const PUBLICATIONS: readonly string[] = [
   `create index "publications_by_time" on "publications" ("organisation_id", "published_at")`,
 ];
 
+// On SQLite, access tokens and rate-limit events move to the tokens file beside the data
+// (sqlite-store.ts, `attachTokensFile`, which has made their tables there by now), so that
+// token requests never wait for an import's lock. Tokens still live keep working. Nothing
+// changes on Postgres, where a row lock is all an import holds.
+const TOKENS_FILE: Record<Dialect, readonly string[]> = {
+  sqlite: [
+    `insert or ignore into tokens.access_tokens select "digest", "client_id", "organisation_id", "scopes", "expires_at"
+      from main.access_tokens`,
+    `drop table main.access_tokens`,
+    `insert into tokens.rate_events select "key", "at" from main.rate_events`,
+    `drop table main.rate_events`,
+  ],
+  postgres: [],
+};
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -235,5 +250,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0005_observed_calendars": { up: run(OBSERVED_CALENDARS) },
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
     "0007_publications": { up: run(PUBLICATIONS) },
+    "0008_tokens_file": { up: run(TOKENS_FILE[caps.dialect]) },
   };
 }

@@ -87,7 +87,14 @@ export class ImportStamps {
   }
 
   private async latest(organisationId: string): Promise<number | null> {
-    if (this.caps.advisoryLocks) await sql`select pg_advisory_xact_lock(hashtext(${`publish:${organisationId}`}))`.execute(this.db);
+    if (this.caps.advisoryLocks) {
+      // Another import of the organisation may run for minutes: wait for it, whatever the
+      // statement timeout the store set for everything else.
+      const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(this.db);
+      await sql`set local statement_timeout = 0`.execute(this.db);
+      await sql`select pg_advisory_xact_lock(hashtext(${`publish:${organisationId}`}))`.execute(this.db);
+      await sql`select set_config('statement_timeout', ${rows[0]!.statement_timeout}, true)`.execute(this.db);
+    }
     return (await latestPublication(this.db, organisationId))?.published ?? null;
   }
 

@@ -90,9 +90,12 @@ function takeSlotInTransaction<V extends object>(ctx: SqlContext, slot: RateSlot
  * `Store.takeRateSlot`, and with `then`, `takeRateSlotAndSaveToken`'s slot: `then` runs in
  * the slot's transaction, and only when the slot was taken.
  */
+/** A write that changes nothing: it takes the lock of the file rate_events lives in (on SQLite, the tokens file) and no other. */
+const LOCK_RATE_EVENTS = "delete from rate_events where 0";
+
 export function takeSlot<V extends object>(ctx: SqlContext, slot: RateSlot, then?: SlotFollowUp<V>): Promise<RateDecision> {
   const direct = ctx.primary.direct;
-  return ctx.guard(() => (direct ? inDirectTransaction(direct, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then)));
+  return ctx.guard(() => (direct ? inDirectTransaction(direct, LOCK_RATE_EVENTS, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then)));
 }
 
 export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | "checkRateLimit" | "sweepRateEvents"> {

@@ -50,6 +50,44 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
  */
 const IMPORT_CACHE_KIB = 24 * 1024;
 
+/** How long an import waits between tries for a SQLite file's write lock that another import holds. */
+const IMPORT_LOCK_RETRY_MS = 200;
+
+/** SQLite's "another connection holds the lock", as bun:sqlite (a code) and node:sqlite (a message) say it. */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (typeof e?.code === "string" && e.code.startsWith("SQLITE_BUSY")) || (typeof e?.message === "string" && /database is locked/.test(e.message));
+}
+
+/**
+ * Opens an import's transaction. On SQLite it holds the data file's write lock from the
+ * start, so that the import's stamps are chosen after every earlier import of the file
+ * published (published-stamps.ts) and it never fails half-way on a snapshot another
+ * writer made stale; BEGIN IMMEDIATE would lock the tokens file too (sqlite-store.ts), so
+ * a write that changes nothing takes the data file's alone. An import that finds another
+ * running waits for it to end, however long, rather than failing after the busy timeout:
+ * two imports started at once both land, one after the other. On Postgres, imports of
+ * different organisations run side by side; one organisation's wait for each other in
+ * ImportStamps.
+ */
+async function beginImport(conn: Kysely<Tables>, caps: SqlCapabilities): Promise<void> {
+  if (caps.advisoryLocks) {
+    await sql`begin`.execute(conn);
+    return;
+  }
+  for (;;) {
+    await sql`begin`.execute(conn);
+    try {
+      await sql`delete from publications where 0`.execute(conn);
+      return;
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      if (!isBusy(error)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, IMPORT_LOCK_RETRY_MS));
+  }
+}
+
 /** The SQL store: the Store the API reads and the AdminStore the commands and imports write. */
 export interface SqlAdminStore extends Store, AdminStore {}
 
@@ -317,10 +355,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
         // with "no transaction is active", and that would be the error reported.
         const result = await withImportCache(ctx, () =>
           db.connection().execute(async (conn) => {
-            // On SQLite, the one write lock from the start: the import's stamps are chosen
-            // after every earlier import of the file has published (published-stamps.ts),
-            // and it never fails half-way on a snapshot another writer made stale.
-            await (ctx.caps.advisoryLocks ? sql`begin` : sql`begin immediate`).execute(conn);
+            await beginImport(conn, ctx.caps);
             try {
               const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now);
               const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps);

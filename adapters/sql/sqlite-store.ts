@@ -20,11 +20,40 @@ export interface SqliteStoreOptions {
   now?: () => number;
 }
 
+/** The file beside a SQLite database that holds its access tokens and rate-limit events (`tokensFileOf`). */
+export function tokensFileOf(filename: string): string {
+  return filename === ":memory:" ? ":memory:" : `${filename}-tokens`;
+}
+
+/**
+ * Access tokens and rate-limit events live in a database file of their own beside the
+ * data, attached to every connection as `tokens`: SQLite lets one writer at a time write
+ * a file, and an import holds the data file's lock for its whole run, so token requests,
+ * which must write, would wait for it and fail after the busy timeout (DECISIONS §9:
+ * token issuance stays available while an import runs). Each file has its own lock. The
+ * tables are found by their plain names: SQLite looks in `main` first, where migration
+ * 0008 dropped them. They are made here, not by a migration, so that a data file restored
+ * from a backup without its tokens file opens with empty ones: every client then asks
+ * for a new token, as after any loss of tokens.
+ */
+function attachTokensFile(database: { exec(sql: string): unknown }, filename: string): void {
+  const file = tokensFileOf(filename);
+  database.exec(`ATTACH DATABASE '${file.replaceAll("'", "''")}' AS tokens`);
+  if (file !== ":memory:") database.exec("PRAGMA tokens.journal_mode = WAL");
+  database.exec("PRAGMA tokens.synchronous = NORMAL");
+  database.exec(`create table if not exists tokens.access_tokens ("digest" text primary key, "client_id" text not null,
+    "organisation_id" text not null, "scopes" text not null, "expires_at" bigint not null)`);
+  database.exec(`create index if not exists tokens.access_tokens_by_expiry on access_tokens ("expires_at")`);
+  database.exec(`create table if not exists tokens.rate_events ("key" text not null, "at" bigint not null)`);
+  database.exec(`create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`);
+}
+
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {
   database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   database.exec("PRAGMA synchronous = NORMAL");
   database.exec("PRAGMA foreign_keys = ON");
+  attachTokensFile(database, options.filename);
 }
 
 /** A prepared statement as bun:sqlite and node:sqlite both have it, binding values of type B. */

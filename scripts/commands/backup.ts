@@ -57,6 +57,9 @@ an import runs (the copy holds all of an import or none of it). The copy is chec
 with PRAGMA integrity_check before it takes FILE's name, and is no more readable
 than the database. Restore: stop the server, put the copy in place of the database
 file, delete the old file's -wal and -shm files beside it, start the server.
+Access tokens and rate-limit counts live in the file beside the database named like it
+with -tokens at the end, and are not in the copy: they last an hour, and after a
+restore a client whose token is unknown gets a 401 and asks for a new one.
 
   --force     replace FILE if it exists (by default an existing FILE is an error)
 
