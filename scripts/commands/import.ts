@@ -120,19 +120,22 @@ function describeReplacement(r: PublicHolidayReplacement): string {
 }
 
 /**
- * Every problem on stderr, one line each, then one closing line that counts exactly those
- * lines; with --json, the same problems in one document on stdout. Exit 1.
+ * The problems on stderr, one line each (the first thousand, then one line saying how
+ * many more), then one closing line that counts every problem; with --json, the same
+ * lines in one document on stdout with the count. Exit 1.
  */
 function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false }>, source: { stdin: boolean }): never {
   const { errors, invalidRows } = outcome;
+  // Past a thousand, the problems are counted, not listed: the last line listed says how many more.
+  const count = outcome.problemCount ?? errors.length;
   for (const line of errors) ctx.io.err(line);
   // Piped CSV read as the default JSON Lines fails on every line: say what to pass.
   const hint =
     source.stdin && errors.some((e) => e.includes("is not valid JSON"))
       ? "; stdin is read as JSON Lines: pass --format csv or --format json for other formats"
       : "";
-  if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: errors.length, invalid_rows: invalidRows }, null, 2));
-  const problems = errors.length === 1 ? "1 problem" : `${errors.length} problems`;
+  if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: count, invalid_rows: invalidRows }, null, 2));
+  const problems = count === 1 ? "1 problem" : `${count} problems`;
   const rows = invalidRows > 0 ? ` in ${invalidRows === 1 ? "1 row" : `${invalidRows} rows`}` : "";
   throw new CommandError(`import failed: ${problems}${rows}; nothing was written${hint}`);
 }

@@ -7,6 +7,7 @@
  * row is reported as `FILE:LINE: field: what is wrong` (reading goes on after the first
  * error so that all are found); when there is any, the transaction is rolled back and
  * nothing is written. A file that cannot be read as a whole gives one `FILE: problem`.
+ * The problems listed are the first thousand by line; the rest are counted (problem-list.ts).
  * Memory stays flat for JSONL, CSV and JSON arrays alike; what is held for the whole file
  * is small or bounded: the leave types seen, public-holiday rows, the error lines, and
  * per employee the derived id and calendar facts. (The SQLite store also keeps a 16-byte
@@ -17,6 +18,7 @@ import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
 import { createRecordNormaliser, unknownColumns, type ImportKind } from "./normalise-records.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
+import { ProblemList } from "./problem-list.ts";
 import { createProgressLine } from "./progress.ts";
 import { readCsv } from "./read-csv.ts";
 import { readJsonArray } from "./read-json-array.ts";
@@ -46,7 +48,8 @@ export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holid
  */
 export type ImportOutcome =
   | { ok: true; rows: number; counts: WriteCounts; dryRun?: true; publicHolidays?: PublicHolidayReplacement[] }
-  | { ok: false; errors: string[]; invalidRows: number };
+  /** `problemCount`, every problem found, is there when `errors` could not list them all (problem-list.ts). */
+  | { ok: false; errors: string[]; invalidRows: number; problemCount?: number };
 
 export const BATCH_SIZE = 500;
 
@@ -87,31 +90,27 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   const { organisationId, kind, label } = options;
   const now = options.now ?? Date.now();
   const counts = noCounts();
-  const failures: { line: number; text: string }[] = [];
-  const invalidLines = new Set<number>();
+  const failures = new ProblemList();
   let fileProblem: FileProblem | null = null;
   let rows = 0;
   const publicHolidays: PublicHolidayReplacement[] = [];
-  const fail = (line: number, field: string, problem: string) => {
-    failures.push({ line, text: `${label}:${line}: ${field}: ${problem}` });
-    invalidLines.add(line);
-  };
   /** A CSV header's unknown columns: reported once, at its line, and left out of every row. */
   let dropped: readonly string[] = [];
   let headerLine: number | null = null;
+  const fail = (line: number, field: string, problem: string) => failures.add(line, `${label}:${line}: ${field}: ${problem}`, line !== headerLine);
   try {
     await store.runImport(async (writer) => {
-      const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.length > 0 };
+      const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
       const applier = createApplier(kind, ctx);
       const normalise = createRecordNormaliser(kind, { organisationId, text: options.format === "csv" });
       let batch: PendingRow[] = [];
       try {
         for await (const { line, record } of options.records) {
           if (record instanceof CsvHeader) {
+            headerLine = line;
             const problems = unknownColumns(kind, record.names);
             for (const p of problems) fail(line, p.field, p.problem);
             dropped = problems.map((p) => p.field);
-            headerLine = line;
             continue;
           }
           rows++;
@@ -140,17 +139,22 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
         fileProblem = error;
       }
       // Throwing is what rolls the transaction back.
-      if (failures.length > 0 || fileProblem !== null) throw new ImportRejected();
+      if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
       if (options.dryRun) throw new DryRunDone();
     });
   } catch (error) {
     if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true);
     if (!(error instanceof ImportRejected)) throw error;
-    const errors = failures.sort((a, b) => a.line - b.line).map((f) => f.text);
+    const errors = failures.listed();
+    const unlisted = failures.count - errors.length;
+    if (unlisted > 0)
+      errors.push(
+        `${label}: ${unlisted} more ${unlisted === 1 ? "problem" : "problems"} not listed (${failures.count} in all, in ${failures.invalidRows} rows)`,
+      );
     // Reading stopped there, so it comes after every row error found before it.
     if (fileProblem !== null) errors.push(describeFileProblem(label, fileProblem));
-    if (headerLine !== null) invalidLines.delete(headerLine);
-    return { ok: false, errors, invalidRows: invalidLines.size };
+    const problemCount = failures.count + (fileProblem === null ? 0 : 1);
+    return { ok: false, errors, invalidRows: failures.invalidRows, ...(unlisted > 0 ? { problemCount } : {}) };
   }
   return succeeded(rows, counts, publicHolidays, false);
 }
