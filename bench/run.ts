@@ -16,7 +16,9 @@
  * credentials; p99 at half the top rate; 60 s of mixed load and the server's RSS; the
  * first holiday request per calendar-year on a fresh server; per-request handler time for
  * leave at 1M vs 10k bookings; then, interleaved with SQLite again, the same employees
- * and leave load on Postgres (LEAVEAPI_BENCH_PG_URL, default the local test server).
+ * and leave load on Postgres (LEAVEAPI_BENCH_PG_URL, default the local test server); last,
+ * tokens and reads while the leave file is imported again into a fresh database of each
+ * store (bench/import-availability.ts).
  */
 import { Database } from "bun:sqlite";
 import { minimalCursor, writeMinimalDatabase, type EmployeeRow } from "./reference/sqlite-page-min.ts";
@@ -28,6 +30,7 @@ import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, t
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
 import { deletionFeedTarget } from "./deletion-feed.ts";
+import { describeAvailability, measureImportAvailability } from "./import-availability.ts";
 import { createPostgresDatabase, postgresVersion } from "./harness/postgres.ts";
 import { anonymousRssKib, CLI, rssKib, startServer, type RunningServer } from "./harness/processes.ts";
 import { renderReport, type NamedRun, type Target } from "./harness/report.ts";
@@ -488,6 +491,26 @@ try {
       met: gzipVsEmployees.median >= 0.7 && gzipBytes.plain >= 4 * gzipBytes.coded,
     },
   ];
+  // Issue 23: tokens and reads while the same leave file is imported into a fresh database, on each store.
+  const availability = [await measureImportAvailability("SQLite", sqliteTarget(join(work, "availability.sqlite")), files.big, files.small)];
+  if (!values["skip-postgres"]) {
+    const database = await createPostgresDatabase();
+    try {
+      availability.push(await measureImportAvailability("Postgres", postgresTarget(database.url), files.big, files.small));
+    } finally {
+      await database.drop();
+    }
+  }
+  for (const a of availability) log(`import availability, ${describeAvailability(a)}`);
+  for (const a of availability) {
+    targets.push({
+      id: `11 ${a.store}`,
+      measure: `token requests (${a.tokens.count}, 10 a second) and employee pages (${a.reads.count}, 20 a second) while the ${SIZE.bookings}-booking file is imported, ${a.store}`,
+      target: "tokens p99 ≤ 100 ms, reads p99 ≤ 50 ms, none failed; visible ≤ 2 s after updated_at",
+      measured: describeAvailability(a),
+      met: a.tokens.p99 <= 100 && a.reads.p99 <= 50 && a.tokens.failed + a.reads.failed === 0 && a.visibilityGapMs <= 2000 + 100,
+    });
+  }
   // Issue 17: the deletions feed's page cost stays flat with the number of tombstones.
   const deletionSizes = quick ? { small: 1_000, large: 10_000, requests: 300 } : { small: 1_000, large: 100_000, requests: HANDLER_REQUESTS };
   targets.push(await deletionFeedTarget({ ...deletionSizes, dir: work, log }));
