@@ -4,7 +4,7 @@
  * with how many more; every problem and every bad row is counted; nothing is written.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importFile } from "../scripts/import/import-file.ts";
@@ -64,3 +64,31 @@ test("the command prints the first thousand and the count, and --json says the t
   expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, problem_count: 1200, invalid_rows: 1200 });
   expect(JSON.parse(json.stdout).problems).toHaveLength(PROBLEMS_LISTED + 1);
 });
+
+test("two million bad rows: a thousand lines of output and a peak RSS under 200 MB", async () => {
+  const scratch = join(dir, "flood.sqlite");
+  const org = (await runJson<{ id: string }>(["--db", scratch, "org", "create", "--name", "Flood Ltd"])).id;
+  const file = join(dir, "flood.jsonl");
+  const writer = Bun.file(file).writer();
+  for (let n = 0; n < 2_000_000; n++) writer.write(`${person(n, "Active")}\n`);
+  await writer.end();
+  // From source with the preload that reads the child's own peak (test/fixtures/peak-rss-preload.ts).
+  const report = join(dir, "flood-rss");
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      "--preload",
+      join(import.meta.dir, "fixtures/peak-rss-preload.ts"),
+      join(import.meta.dir, "../scripts/cli.ts"),
+      ...["--db", scratch, "import", "--org", org, "--kind", "employees", file],
+    ],
+    { stdout: "pipe", stderr: "pipe", env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", PEAK_RSS_FILE: report } },
+  );
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  const peak = Number(readFileSync(report, "utf8"));
+  console.info(`peak RSS of leaveapi import, 2,000,000 bad rows: ${Math.round(peak / 1e6)} MB`);
+  expect(code).toBe(1);
+  expect(stderr.trimEnd().split("\n")).toHaveLength(PROBLEMS_LISTED + 2);
+  expect(stderr).toEndWith("leaveapi: import failed: 2000000 problems in 2000000 rows; nothing was written\n");
+  expect(peak).toBeLessThan(200e6);
+}, 120_000);

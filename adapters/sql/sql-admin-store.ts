@@ -43,12 +43,12 @@ function toOrganisation(r: { id: string; name: string; api_enabled: boolean | nu
 }
 
 /**
- * The SQLite page cache of an import, in KiB. Issue 7 gives a million-row import 250 MB:
- * its JavaScript heap takes about 100 MB, and SQLite about twice its page cache (the
- * pages, and the final sorted insert's own). At a million bookings 24 MB peaked at
- * 225 MB; 32 MB and 64 MB were no faster, at 245 MB and 290 MB; 16 MB was slower.
+ * The SQLite page cache of an import, in KiB. Issue 23 gives a million-row import 200 MB:
+ * its JavaScript heap takes about half of it, and SQLite about twice its page cache (the
+ * pages, and the final sorted insert's own). A larger cache was no faster and peaked
+ * higher (bench/import-availability.ts reports the peak; target 6 of bench/RESULTS.md).
  */
-const IMPORT_CACHE_KIB = 24 * 1024;
+const IMPORT_CACHE_KIB = 16 * 1024;
 
 /** How long an import waits between tries for a SQLite file's write lock that another import holds. */
 const IMPORT_LOCK_RETRY_MS = 200;
