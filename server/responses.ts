@@ -35,8 +35,13 @@ export function errorResponse(error: ApiError): Response {
   return json(error.status, error.body, error.headers);
 }
 
-/** Adds the headers every response carries; drops the body of an answer to HEAD. */
-export function finish(res: Response, requestId: string, isHead: boolean): Response {
+/**
+ * Adds the headers every response carries; an answer to HEAD has them and the
+ * Content-Length the same GET would send (RFC 9110 §9.3.2, §8.6), and no body.
+ */
+export function finish(res: Response, requestId: string, isHead: false): Response;
+export function finish(res: Response, requestId: string, isHead: boolean): Response | Promise<Response>;
+export function finish(res: Response, requestId: string, isHead: boolean): Response | Promise<Response> {
   // Every response here was made by this handler, so its headers are mutable: set them in
   // place rather than copying the response on every request.
   const headers = res.headers;
@@ -44,5 +49,16 @@ export function finish(res: Response, requestId: string, isHead: boolean): Respo
   if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("X-Request-Id", requestId);
-  return isHead ? new Response(null, { status: res.status, headers }) : res;
+  return isHead ? headAnswer(res) : res;
+}
+
+/**
+ * The body is measured, not sent: without a Content-Length the servers wrote 0 (Bun.serve)
+ * or none. A coded answer has its length already (compression.ts).
+ */
+async function headAnswer(res: Response): Promise<Response> {
+  const headers = res.headers;
+  if (!headers.has("Content-Length")) headers.set("Content-Length", String(res.body === null ? 0 : (await res.arrayBuffer()).byteLength));
+  else await res.body?.cancel();
+  return new Response(null, { status: res.status, headers });
 }

@@ -10,7 +10,7 @@ import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sq
 
 export type { SqliteStoreOptions };
 
-const UNAVAILABLE_CODES = new Set(["SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOTADB"]);
+const UNAVAILABLE_CODES = new Set(["SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOTADB", "SQLITE_FULL"]);
 
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -289,7 +289,7 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
       const isHead = req.method === "HEAD";
       const bridged = webRequest(req, aborted.signal);
       if (bridged instanceof ApiError) {
-        await send(res, finish(errorResponse(bridged), requestIdFor({ headers: headersOf(req.rawHeaders) }), isHead), isHead);
+        await send(res, await finish(errorResponse(bridged), requestIdFor({ headers: headersOf(req.rawHeaders) }), isHead), isHead);
         return;
       }
       const { request, method } = bridged;

@@ -241,6 +241,15 @@ const TOKENS_FILE: Record<Dialect, readonly string[]> = {
   postgres: [],
 };
 
+/** Runs `statements` only where the tokens file is attached: under Deno, whose SQLite attaches nothing, the tables stay. */
+function moveTokensWhereAttached(statements: readonly string[]): (db: AnyDb) => Promise<void> {
+  return async (db) => {
+    if (statements.length === 0) return;
+    const { rows } = await sql<{ name: string }>`pragma database_list`.execute(db);
+    if (rows.some((r) => r.name === "tokens")) await run(statements)(db);
+  };
+}
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -250,6 +259,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0005_observed_calendars": { up: run(OBSERVED_CALENDARS) },
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
     "0007_publications": { up: run(PUBLICATIONS) },
-    "0008_tokens_file": { up: run(TOKENS_FILE[caps.dialect]) },
+    "0008_tokens_file": { up: moveTokensWhereAttached(TOKENS_FILE[caps.dialect]) },
   };
 }

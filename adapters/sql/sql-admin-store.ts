@@ -368,6 +368,9 @@ function adminQueries(ctx: SqlContext): AdminStore {
             } catch (error) {
               // The first error is the real one; a rollback after SQLite's own can only fail.
               await sql`rollback`.execute(conn).catch(() => {});
+              // What the import spilled into SQLite's log is given back: after a full disk,
+              // the tokens file beside it (sqlite-store.ts) must still find room to write.
+              if (!ctx.caps.advisoryLocks) await sql`pragma wal_checkpoint(truncate)`.execute(conn).catch(() => {});
               throw error;
             }
           }),

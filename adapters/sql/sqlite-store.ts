@@ -34,19 +34,39 @@ export function tokensFileOf(filename: string): string {
  * tables are found by their plain names: SQLite looks in `main` first, where migration
  * 0008 dropped them. They are made here, not by a migration, so that a data file restored
  * from a backup without its tokens file opens with empty ones: every client then asks
- * for a new token, as after any loss of tokens.
+ * for a new token, as after any loss of tokens. Where SQLite allows no attached file
+ * (Deno), they stay in the data file.
  */
 function attachTokensFile(database: { exec(sql: string): unknown }, filename: string): void {
   const file = tokensFileOf(filename);
-  database.exec(`ATTACH DATABASE '${file.replaceAll("'", "''")}' AS tokens`);
+  try {
+    database.exec(`ATTACH DATABASE '${file.replaceAll("'", "''")}' AS tokens`);
+  } catch {
+    // Deno's SQLite allows no attached file at all. There the tables stay in the data file
+    // (and a token request waits for an import, as before): made here again if a migration
+    // under another runtime moved them out, once migration 0001 has made the schema (its
+    // `installation` table is there); every runtime then finds them there first.
+    try {
+      database.exec("select 1 from main.installation limit 0");
+    } catch {
+      return;
+    }
+    for (const statement of TOKEN_TABLES) database.exec(statement.replaceAll("tokens.", "main."));
+    return;
+  }
   if (file !== ":memory:") database.exec("PRAGMA tokens.journal_mode = WAL");
   database.exec("PRAGMA tokens.synchronous = NORMAL");
-  database.exec(`create table if not exists tokens.access_tokens ("digest" text primary key, "client_id" text not null,
-    "organisation_id" text not null, "scopes" text not null, "expires_at" bigint not null)`);
-  database.exec(`create index if not exists tokens.access_tokens_by_expiry on access_tokens ("expires_at")`);
-  database.exec(`create table if not exists tokens.rate_events ("key" text not null, "at" bigint not null)`);
-  database.exec(`create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`);
+  for (const statement of TOKEN_TABLES) database.exec(statement);
 }
+
+/** The tables of the tokens file, as migrations 0001 and 0008 left them. */
+const TOKEN_TABLES = [
+  `create table if not exists tokens.access_tokens ("digest" text primary key, "client_id" text not null,
+    "organisation_id" text not null, "scopes" text not null, "expires_at" bigint not null)`,
+  `create index if not exists tokens.access_tokens_by_expiry on access_tokens ("expires_at")`,
+  `create table if not exists tokens.rate_events ("key" text not null, "at" bigint not null)`,
+  `create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`,
+];
 
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {
   database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
