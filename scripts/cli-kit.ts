@@ -24,8 +24,15 @@ export interface GlobalOptions {
 }
 
 export interface Io {
+  /** A line to stdout, all of it written before the call returns (so an exit loses none). */
   out: (text: string) => void;
+  /** A line to stderr, likewise. */
   err: (text: string) => void;
+  /**
+   * A line of `serve`'s request log: buffered, never blocking the server on a slow reader
+   * of stdout (default: `out`).
+   */
+  log?: (text: string) => void;
   /** Whether stderr is a terminal (progress lines are drawn only there). */
   errIsTty: boolean;
   env: Record<string, string | undefined>;

@@ -4,6 +4,7 @@
  * line; each command parses its own. Exit 0 on success, 1 when a command fails, 2 on bad
  * usage; errors go to stderr as one clear line each.
  */
+import { writeSync } from "node:fs";
 import { CommandError, UsageError, helpFor, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -141,10 +142,29 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * Writes all of `text` to a standard stream before going on. process.stdout.write to a
+ * pipe whose reader is slower than this process leaves what does not fit in a buffer, and
+ * process.exit drops the buffer: an import's thousand problem lines arrived cut short.
+ */
+function writeAll(fd: number, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (error) {
+      // A pipe opened non-blocking says "try again" while it is full: wait for the reader.
+      if ((error as { code?: string }).code !== "EAGAIN") throw error;
+      Bun.sleepSync(1);
+    }
+  }
+}
+
 if (import.meta.main) {
   const io: Io = {
-    out: (text) => process.stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(`${text}\n`),
+    out: (text) => writeAll(1, `${text}\n`),
+    err: (text) => writeAll(2, `${text}\n`),
+    log: (text) => process.stdout.write(`${text}\n`),
     errIsTty: Boolean(process.stderr.isTTY),
     env: process.env,
     stdin: () => Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>,

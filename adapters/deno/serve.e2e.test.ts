@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openSqliteStore } from "../bun/sqlite.ts";
 import { digestSecret } from "../../lib/credentials.ts";
 import { writeFixture } from "../../testing/contract-fixture.ts";
-import { ANNUAL, BOOKING, client, EMPLOYEE, listeningUrl, ORG, secret, SEED, UPDATED } from "../../test/host-seed.ts";
+import { ANNUAL, BOOKING, client, EMPLOYEE, listeningUrl, ORG, secret, SEED } from "../../test/host-seed.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const DENO = join(ROOT, "node_modules/.bin/deno");

@@ -155,7 +155,7 @@ export const serveCommand: Command = {
       level: settings.logLevel,
       format: settings.logFormat,
       isTty: Boolean(process.stdout.isTTY),
-      write: ctx.io.out,
+      write: ctx.io.log ?? ctx.io.out,
       writeAnnouncement: ctx.io.err,
     });
     const metrics = createMetrics();
