@@ -6,7 +6,7 @@
  * credentials (exit 1, one line).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { createClient, type LeaveApiClient } from "../client/index.ts";
@@ -240,6 +240,31 @@ describe("leaveapi fetch", () => {
       env: { LEAVEAPI_CLIENT_ID: env.LEAVEAPI_CLIENT_ID!, LEAVEAPI_CLIENT_SECRET: "" },
     });
     expect(noSecret.code).toBe(2);
+  }, 30_000);
+
+  test("--output and --state never write through a planted symlink, and keep a private output private", async () => {
+    const victim = join(scratch.dir, "victim.txt");
+    writeFileSync(victim, "precious");
+    const output = join(scratch.dir, "planted-output.jsonl");
+    const state = join(scratch.dir, "planted.state.json");
+    symlinkSync(victim, output);
+    // A dangling link where the state goes: the first run reads no state, then writes one.
+    const elsewhere = join(scratch.dir, "elsewhere.json");
+    symlinkSync(elsewhere, state);
+    const result = await fetchCli(["employees", "--output", output, "--state", state]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(existsSync(elsewhere)).toBe(false);
+    for (const file of [output, state]) {
+      expect(lstatSync(file).isSymbolicLink()).toBe(false);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    const kept = join(scratch.dir, "kept.jsonl");
+    writeFileSync(kept, "");
+    chmodSync(kept, 0o600);
+    expect((await fetchCli(["employees", "--output", kept])).code).toBe(0);
+    expect(statSync(kept).mode & 0o777).toBe(0o600);
+    expect(readFileSync(kept, "utf8").split("\n").length).toBeGreaterThan(1);
   }, 30_000);
 
   test("a wrong secret exits 1 with one line, and leaves no output file", async () => {

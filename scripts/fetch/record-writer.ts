@@ -15,7 +15,7 @@
  * is in, so a fetch that fails half-way never leaves a truncated file behind under the
  * name the caller will read.
  */
-import { open, rename, rm } from "node:fs/promises";
+import { openPartial } from "./exclusive-file.ts";
 import { stringify } from "csv-stringify/sync";
 import { neutraliseFormula } from "../../lib/csv-formula.ts";
 import { EMPLOYEE_FIELDS, flatColumns, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS } from "../../lib/record-fields.ts";
@@ -90,10 +90,10 @@ export interface LineSink {
 
 const FLUSH_BYTES = 64 * 1024;
 
-/** Lines into `path`, through a partial file renamed into place on commit. */
+/** Lines into `path`, through a partial file renamed into place on commit (exclusive-file.ts). */
 export async function fileSink(path: string): Promise<LineSink> {
-  const partial = `${path}.partial-${process.pid}`;
-  const handle = await open(partial, "w");
+  const partial = await openPartial(path);
+  const { handle } = partial;
   let buffered: string[] = [];
   let size = 0;
   const flush = async () => {
@@ -113,12 +113,9 @@ export async function fileSink(path: string): Promise<LineSink> {
       await flush();
       await handle.sync();
       await handle.close();
-      await rename(partial, path);
+      await partial.commit();
     },
-    async discard() {
-      await handle.close().catch(() => {});
-      await rm(partial, { force: true });
-    },
+    discard: () => partial.discard(),
   };
 }
 

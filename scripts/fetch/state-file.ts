@@ -4,7 +4,8 @@
  * resource and filters (a widened range holds records that never changed since then), so
  * a state file written for anything else is refused rather than silently misread.
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { openPartial } from "./exclusive-file.ts";
 import { CommandError } from "../cli-kit.ts";
 
 export interface FetchState {
@@ -51,9 +52,15 @@ export function checkStateMatches(path: string, state: FetchState, resource: str
   }
 }
 
-/** Replaces the state file in one step (write beside it, then rename), so a crash leaves the old one whole. */
+/** Replaces the state file in one step (write beside it, then rename), so a crash leaves the old one whole (exclusive-file.ts). */
 export async function writeState(path: string, state: FetchState): Promise<void> {
-  const partial = `${path}.partial-${process.pid}`;
-  await writeFile(partial, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(partial, path);
+  const partial = await openPartial(path);
+  try {
+    await partial.handle.writeFile(`${JSON.stringify(state, null, 2)}\n`);
+    await partial.handle.close();
+  } catch (error) {
+    await partial.discard();
+    throw error;
+  }
+  await partial.commit();
 }
