@@ -91,6 +91,19 @@ describe("the watchdog", () => {
     expectWatchdogEnded(server, await server.ended);
   }, 30_000);
 
+  test("a server stopped as a whole (SIGSTOP, as docker pause or a frozen cgroup do) for twice the limit is left alone", async () => {
+    const server = await startServer(p.db, { serveArgs: ["--watchdog", "2", "--log-format", "json"] });
+    expect((await getJson(server, "/livez")).status).toBe(200);
+    server.kill("SIGSTOP");
+    // The pause itself is what is tested: the process is stopped for 4 s of real time.
+    await Bun.sleep(4000);
+    server.kill("SIGCONT");
+    expect((await getJson(server, "/livez")).status).toBe(200);
+    expect((await getJson(server, "/healthz")).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    expect(server.output()).not.toContain('"event":"watchdog"');
+  }, 30_000);
+
   test("a server that is only busy, for longer than the limit, is left alone and stops on SIGTERM with exit 0", async () => {
     const server = await startServer(p.db, { serveArgs: ["--watchdog", "2", "--log-format", "json"] });
     const token = await fetchToken(server.baseUrl, p);
