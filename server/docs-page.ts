@@ -80,10 +80,15 @@ interface DocsScript {
 
 let script: Promise<DocsScript> | undefined;
 
-/** Scalar's standalone bundle, as shipped in the package this server was built with; loaded on first use. */
-async function loadScript(): Promise<DocsScript> {
+/** The bundle as a text module, parsed on first use (HandlerOptions.docsScriptBytes says what that costs). */
+async function bundledText(): Promise<Uint8Array<ArrayBuffer>> {
   const { default: scalarBundle } = await import("./docs-script.ts");
-  const bytes = new TextEncoder().encode(scalarBundle);
+  return new TextEncoder().encode(scalarBundle);
+}
+
+/** Scalar's standalone bundle, as shipped in the package this server was built with; loaded on first use. */
+async function loadScript(read: () => Promise<Uint8Array<ArrayBuffer>>): Promise<DocsScript> {
+  const bytes = await read();
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const hex = Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
   return { etag: `"${hex}"`, bytes, coded: new Map() };
@@ -104,8 +109,8 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  * without the body while the server runs the same bundle. Coded as the request's
  * Accept-Encoding asks (gzip: ~1 MB), whatever its size, once per coding and process.
  */
-export async function docsScript(req: Request, encoders: Encoders): Promise<Response> {
-  script ??= loadScript();
+export async function docsScript(req: Request, encoders: Encoders, read: () => Promise<Uint8Array<ArrayBuffer>> = bundledText): Promise<Response> {
+  script ??= loadScript(read);
   const { etag: plainTag, bytes, coded } = await script;
   const { coding } = chooseCoding(req.headers.get("accept-encoding"), Object.keys(encoders) as ContentCoding[]);
   const etag = coding === "identity" ? plainTag : `${plainTag.slice(0, -1)}-${coding}"`;

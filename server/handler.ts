@@ -102,6 +102,13 @@ export interface HandlerOptions {
    */
   encoders?: Encoders;
   /**
+   * Reads the bytes of Scalar's bundle that /docs/api-reference.js serves. By default the
+   * bundle is the text module server/docs-script.ts, whose first load parses 3.5 MB of
+   * JavaScript on the event loop (about 100 ms); `leaveapi serve` passes a read of the
+   * file itself (adapters/bun/docs-script-file.ts), which parses nothing.
+   */
+  docsScriptBytes?: () => Promise<Uint8Array<ArrayBuffer>>;
+  /**
    * Whole days the store keeps tombstones (docs/api.md, "GET /v1/deletions"): a deletions
    * request with an older `updated_since` is 410 `sync_expired`. Default 90.
    */
@@ -253,7 +260,7 @@ export function createHandler(options: HandlerOptions): Handler {
     .all(DOCS_SCRIPT_PATH, (req, state) => {
       state.route = DOCS_SCRIPT_PATH;
       only(DATA_METHODS, state);
-      return docsScript(req.request, encoders);
+      return docsScript(req.request, encoders, options.docsScriptBytes);
     })
     .all("*", () => {
       throw notFound();

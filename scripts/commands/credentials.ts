@@ -2,6 +2,7 @@
 import { digestSecret, mintClient, mintClientSecret, TOKEN_LIFETIME_SECONDS } from "../../lib/credentials.ts";
 import { formatInstant } from "../../lib/dates.ts";
 import { ALL_SCOPES, parseScopeList } from "../../lib/scopes.ts";
+import { TOKEN_GRANT_TTL_MS } from "../../lib/token-grant-cache.ts";
 import type { ApiClient } from "../../lib/store.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { organisationNamed, withMigratedStore } from "../open-store.ts";
@@ -121,7 +122,7 @@ async function rotate(ctx: CommandContext, args: string[]) {
       [
         ...secretLines(client.client_id, secret, client.scopes),
         previous === null ? "The old secret stopped working now." : `The old secret keeps working until ${previous} (${grace} s).`,
-        `Tokens already issued keep working until they expire (at most ${TOKEN_LIFETIME_SECONDS / 3600} hour); revoke the credentials to end them at once.`,
+        `Tokens already issued keep working until they expire (at most ${TOKEN_LIFETIME_SECONDS / 3600} hour); revoke the credentials to end them within ${TOKEN_GRANT_TTL_MS / 1000} s.`,
       ].join("\n"),
     );
   });
@@ -139,8 +140,9 @@ Lists credentials, live and revoked, never their secrets: the organisation's wit
 else every organisation's.`,
   revoke: `usage: ${USAGES.revoke}
 
-Stops the credentials obtaining tokens, and their live tokens, at once. Already revoked:
-says so, exit 0.`,
+Stops the credentials obtaining tokens at once, and their live tokens within
+${TOKEN_GRANT_TTL_MS / 1000} s on a running server (docs/api.md, "Using a token").
+Already revoked: says so, exit 0.`,
   rotate: `usage: ${USAGES.rotate}
 
 Gives the credentials a new secret, shown once; the client id and scopes stay. The old
@@ -158,7 +160,7 @@ export const credentialsCommand: Command = {
   ${USAGES.list}
       list credentials, the organisation's or every organisation's (never their secrets)
   ${USAGES.revoke}
-      stop the credentials obtaining tokens, and stop their live tokens at once
+      stop the credentials obtaining tokens at once, and their live tokens within ${TOKEN_GRANT_TTL_MS / 1000} s
   ${USAGES.rotate}
       a new secret for the same client id; the old one works for the grace period (default 0)
 

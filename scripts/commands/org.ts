@@ -1,4 +1,5 @@
 /** `leaveapi org create|list|rename|delete|enable-api|disable-api` (docs/cli.md, "org"). */
+import { TOKEN_GRANT_TTL_MS } from "../../lib/token-grant-cache.ts";
 import type { OrganisationContents } from "../../lib/admin-store.ts";
 import { formatInstant } from "../../lib/dates.ts";
 import { randomUuid } from "../../lib/ids.ts";
@@ -140,14 +141,16 @@ has already is refused unless --allow-duplicate.`,
 
 Without --yes, prints what the organisation holds and exits 1, deleting nothing. With
 --yes, deletes the organisation with all its employees, leave, leave types, closure days,
-imported public holidays, credentials and tokens, in one transaction, for good.`,
+imported public holidays, credentials and tokens, in one transaction, for good: new tokens
+are refused at once, tokens already held stop working within ${TOKEN_GRANT_TTL_MS / 1000} s.`,
   "enable-api": `usage: ${USAGES["enable-api"]}
 
 Lets the organisation's credentials obtain tokens. Already on: says so, exit 0.`,
   "disable-api": `usage: ${USAGES["disable-api"]}
 
-Refuses new tokens at once and revokes the organisation's live tokens for good (enabling
-again brings none back). Already off: says so, exit 0.`,
+Refuses new tokens at once and revokes the organisation's live tokens for good: a running
+server stops honouring them within ${TOKEN_GRANT_TTL_MS / 1000} s, and enabling again brings
+none back. Already off: says so, exit 0.`,
 };
 
 export const orgCommand: Command = {

@@ -20,6 +20,7 @@ import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/hous
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
+import { readDocsScript } from "../../adapters/bun/docs-script-file.ts";
 import { nodeHmacSha256, nodeSha256Hex } from "../../adapters/node-crypto.ts";
 import { connectToParent, reportReady, startWorkers, workerRole, type WorkerPool, type WorkerRole } from "../serve/workers.ts";
 
@@ -176,6 +177,7 @@ export const serveCommand: Command = {
       publicHolidays: holidays.source,
       deletionRetentionDays: settings.deletionRetentionDays,
       encoders: SERVE_ENCODERS,
+      docsScriptBytes: readDocsScript,
       hmacSha256: nodeHmacSha256,
       sha256Hex: nodeSha256Hex,
     });
