@@ -69,6 +69,11 @@ export function isPostgresUnavailable(error: unknown): boolean {
 }
 
 export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore {
+  // Without it, pg falls back to libpq's environment and defaults and dies deep inside with
+  // "no PostgreSQL user name specified in startup packet".
+  if (typeof options?.connectionString !== "string" || options.connectionString === "") {
+    throw new TypeError("openPostgresStore needs connectionString, a postgres:// URL; it was not given (is DATABASE_URL set?).");
+  }
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
   }

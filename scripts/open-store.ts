@@ -9,7 +9,7 @@ import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Organisation } from "../lib/store.ts";
-import { CommandError, UsageError, type CommandContext, type GlobalOptions } from "./cli-kit.ts";
+import { CommandError, UsageError, type CommandContext, type GlobalOptions, type Io } from "./cli-kit.ts";
 
 export const DEFAULT_SQLITE_FILE = "./leaveapi.sqlite";
 
@@ -18,6 +18,11 @@ export interface StoreLocation {
   /** For messages: the SQLite path, or the Postgres URL without its password. */
   label: string;
   open: () => SqlAdminStore;
+  /**
+   * When a SQLite file and a Postgres URL were both configured: which store is used, by
+   * which setting, and which setting is ignored, for stderr (DECISIONS §10). Else null.
+   */
+  notice: string | null;
 }
 
 export function describeDatabaseUrl(url: string): string {
@@ -38,12 +43,19 @@ function positiveInteger(env: Record<string, string | undefined>, name: string):
 }
 
 export function locateStore(global: GlobalOptions, env: Record<string, string | undefined>): StoreLocation {
-  const databaseUrl = global.databaseUrl ?? (global.db === undefined ? env.DATABASE_URL : undefined);
+  // An empty variable is unset (as `LEAVEAPI_DB= leaveapi …` or a blank line in an env file means).
+  const envUrl = env.DATABASE_URL || undefined;
+  const envDb = env.LEAVEAPI_DB || undefined;
+  const databaseUrl = global.databaseUrl ?? (global.db === undefined ? envUrl : undefined);
   const readUrl = global.databaseReadUrl ?? env.DATABASE_READ_URL;
+  const notice = (kind: string, label: string, by: string, ignored: string | undefined) =>
+    ignored === undefined ? null : `leaveapi: using the ${kind} database ${label} (from ${by}); ignoring ${ignored}`;
   if (databaseUrl) {
+    const label = describeDatabaseUrl(databaseUrl);
     return {
       kind: "postgres",
-      label: describeDatabaseUrl(databaseUrl),
+      label,
+      notice: notice("postgres", label, global.databaseUrl !== undefined ? "--database-url" : "DATABASE_URL", envDb === undefined ? undefined : "LEAVEAPI_DB"),
       open: () =>
         openPostgresStore({
           connectionString: databaseUrl,
@@ -54,11 +66,16 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
     };
   }
   if (global.databaseReadUrl !== undefined) throw new UsageError("--database-read-url needs --database-url (a replica of a Postgres primary)");
-  // An empty LEAVEAPI_DB is unset (as `LEAVEAPI_DB= leaveapi …` or a blank line in an env
-  // file means), not a file named "": SQLite opens that as a private temporary database,
-  // so every command would succeed and keep nothing.
-  const file = global.db ?? (env.LEAVEAPI_DB || DEFAULT_SQLITE_FILE);
-  return { kind: "sqlite", label: file, open: () => openSqliteStore({ filename: file }) };
+  // An empty LEAVEAPI_DB is unset, not a file named "": SQLite opens that as a private
+  // temporary database, so every command would succeed and keep nothing.
+  const file = global.db ?? envDb ?? DEFAULT_SQLITE_FILE;
+  return {
+    kind: "sqlite",
+    label: file,
+    open: () => openSqliteStore({ filename: file }),
+    // Only --db can set SQLite while a Postgres URL is set: the URL would have won otherwise.
+    notice: notice("sqlite", file, "--db", envUrl === undefined ? undefined : "DATABASE_URL"),
+  };
 }
 
 /**
@@ -66,11 +83,11 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
  * `beforeMigrating` sees the store first (`migrate` asks it what the schema was).
  */
 export async function openMigratedStore(
-  global: GlobalOptions,
-  env: Record<string, string | undefined>,
+  ctx: { global: GlobalOptions; io: Pick<Io, "env" | "err"> },
   beforeMigrating?: (store: SqlAdminStore) => Promise<void>,
 ): Promise<SqlAdminStore> {
-  const location = locateStore(global, env);
+  const location = locateStore(ctx.global, ctx.io.env);
+  if (location.notice) ctx.io.err(location.notice);
   let store: SqlAdminStore;
   try {
     store = location.open();
@@ -85,7 +102,7 @@ export async function openMigratedStore(
 
 /** Runs `work` on the migrated store and closes it afterwards, whatever happens. */
 export async function withMigratedStore<T>(ctx: CommandContext, work: (store: SqlAdminStore) => Promise<T>): Promise<T> {
-  const store = await openMigratedStore(ctx.global, ctx.io.env);
+  const store = await openMigratedStore(ctx);
   try {
     return await work(store);
   } finally {

@@ -136,6 +136,29 @@ describe("organisations and credentials", () => {
     expect(orgs.map((o) => o.name)).toEqual(["Default Ltd"]);
   });
 
+  test("--db while DATABASE_URL is set: SQLite is used, and stderr says so and that DATABASE_URL is ignored", async () => {
+    const file = join(scratch.dir, "flag-wins.sqlite");
+    const result = await runCli(["--db", file, "org", "list"], { env: { DATABASE_URL: "postgres://admin:secret@db.example:5432/hr" } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`leaveapi: using the sqlite database ${file} (from --db); ignoring DATABASE_URL\n`);
+  });
+
+  test("DATABASE_URL and LEAVEAPI_DB both set: Postgres is used, stderr says so (no password) and that LEAVEAPI_DB is ignored", async () => {
+    const result = await runCli(["check"], {
+      env: { DATABASE_URL: "postgres://admin:secret@127.0.0.1:1/hr", LEAVEAPI_DB: join(scratch.dir, "ignored.sqlite") },
+    });
+    expect(result.stderr.split("\n")[0]).toBe(
+      "leaveapi: using the postgres database postgres://admin:***@127.0.0.1:1/hr (from DATABASE_URL); ignoring LEAVEAPI_DB",
+    );
+    expect(result.stderr).not.toContain("secret");
+  });
+
+  test("--db and --database-url together are bad usage", async () => {
+    const result = await runCli(["--db", "x.sqlite", "--database-url", "postgres://127.0.0.1/x", "org", "list"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("leaveapi: give either --db or --database-url, not both\n");
+  });
+
   test("--db with an empty name is bad usage", async () => {
     const result = await runCli(["--db", "", "org", "list"]);
     expect(result.code).toBe(2);

@@ -25,7 +25,10 @@ import { openMigratedStore } from "../scripts/open-store.ts";
 
 const { values } = parseArgs({ options: { db: { type: "string" }, "database-url": { type: "string" }, org: { type: "string" }, seed: { type: "string" } } });
 const organisationId = values.org!;
-const store = await openMigratedStore({ db: values.db, databaseUrl: values["database-url"], json: false }, {});
+const store = await openMigratedStore({
+  global: { db: values.db, databaseUrl: values["database-url"], json: false },
+  io: { env: {}, err: (text) => console.error(text) },
+});
 
 const initialSeed = Number(values.seed ?? Date.now() % 1_000_000);
 let seed = initialSeed;

@@ -115,6 +115,7 @@ A damaged SQLite file is best replaced by the latest good backup ('leaveapi back
   async run(ctx) {
     parseCommandArgs(ctx.args, {}, USAGE);
     const location = locateStore(ctx.global, ctx.io.env);
+    if (location.notice) ctx.io.err(location.notice);
     const problems = location.kind === "sqlite" ? await checkSqlite(location.label) : await checkPostgres(postgresUrl(ctx.global.databaseUrl, ctx.io.env));
     const ok = problems.length === 0;
     if (ctx.global.json) report(ctx, { database: location.label, ok, problems }, () => "");

@@ -18,7 +18,7 @@ employees over five holiday calendars, two years of leave in every status, compa
 closures, and credentials with every scope. The client secret is shown once.`,
   async run(ctx) {
     parseCommandArgs(ctx.args, {}, USAGE);
-    const store = await openMigratedStore(ctx.global, ctx.io.env);
+    const store = await openMigratedStore(ctx);
     try {
       const demo = await seedDemo(store, new Date());
       const result = {

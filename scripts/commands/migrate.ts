@@ -17,7 +17,7 @@ scripts.`,
     parseCommandArgs(ctx.args, {}, USAGE);
     const location = locateStore(ctx.global, ctx.io.env);
     let before = { applied: [] as string[], pending: [] as string[] };
-    const store = await openMigratedStore(ctx.global, ctx.io.env, async (opened) => {
+    const store = await openMigratedStore(ctx, async (opened) => {
       before = await migrationStatusOf(opened);
     });
     await store.close();

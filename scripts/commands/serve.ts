@@ -164,7 +164,7 @@ export const serveCommand: Command = {
       logger.request(entry);
       metrics.observe(entry);
     };
-    const store = await openMigratedStore(ctx.global, ctx.io.env);
+    const store = await openMigratedStore(ctx);
     // Public holidays are worked out in a thread of their own: a lunar calendar-year takes
     // up to ~200 ms of CPU, which must not stall every other request.
     const holidays = createHolidayWorker();
