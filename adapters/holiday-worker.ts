@@ -39,6 +39,17 @@ export const HOLIDAY_TIMEOUT_MS = 15_000;
 export const HOLIDAY_IDLE_MS = 30_000;
 
 /**
+ * How many calendar-years one thread computes before a fresh one takes over. The dataset
+ * keeps what it worked out for every calendar-year it was asked (about 15 KB each), with
+ * no bound: one client asking year after year of hundreds of calendars grew the process
+ * by gigabytes (issue 24). A thread that has answered this many is retired: new questions
+ * go to a fresh thread (the dataset loads again, once), the old one answers what it was
+ * asked and is ended, and its heap goes back to the system. The answers stay remembered
+ * in `source`, whose own cache is bounded (lib/public-holidays.ts).
+ */
+export const HOLIDAY_RECYCLE_AFTER = 2000;
+
+/**
  * Where the thread's code is. Run from source, beside this file. In a binary from
  * `bun build --compile` every module is under /$bunfs/root/ by its path from the project
  * root. In a bundle (dist/lib, the package's library, and dist/cli, its command line) this
@@ -60,6 +71,8 @@ export interface HolidayWorkerOptions {
   prefetchBudgetMs?: number;
   /** How long the thread may sit idle before it is ended (a later question starts another); HOLIDAY_IDLE_MS by default. */
   idleMs?: number;
+  /** How many calendar-years a thread computes before a fresh one takes over; HOLIDAY_RECYCLE_AFTER by default. */
+  recycleAfter?: number;
 }
 
 export interface HolidayWorker {
@@ -77,6 +90,8 @@ export interface HolidayWorker {
   close(): Promise<void>;
   /** Whether a thread is running now: from the first question until it has sat idle for `idleMs`, or is closed. */
   readonly running: boolean;
+  /** How many threads this worker has started so far (each recycling starts one). */
+  readonly threadsStarted: number;
 }
 
 interface Waiting {
@@ -85,6 +100,8 @@ interface Waiting {
   calendar: string;
   /** Asked by `prefetch`, whose budget its time counts against. */
   ahead: boolean;
+  /** The thread asked: a retired one answers what it was asked before it is ended. */
+  worker: Worker;
 }
 
 export function createHolidayWorker(options: HolidayWorkerOptions = {}): HolidayWorker {
@@ -92,8 +109,19 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   const threadUrl = options.threadUrl ?? defaultThreadUrl();
   const prefetchBudgetMs = options.prefetchBudgetMs ?? PREFETCH_BUDGET_MS;
   const idleMs = options.idleMs ?? HOLIDAY_IDLE_MS;
+  const recycleAfter = options.recycleAfter ?? HOLIDAY_RECYCLE_AFTER;
   let thread: Worker | undefined;
   let threadReady = false;
+  /** What the current thread has answered, towards `recycleAfter`. */
+  let answered = 0;
+  let threadsStarted = 0;
+  /** Threads that new questions no longer go to, each ended once it has answered what it was asked. */
+  const retired = new Set<Worker>();
+  const endIfDone = (worker: Worker) => {
+    if (!retired.has(worker) || [...waiting.values()].some((w) => w.worker === worker)) return;
+    retired.delete(worker);
+    void worker.terminate();
+  };
   let nextId = 1;
   const waiting = new Map<number, Waiting>();
   // One timer for the thread's progress, not one per question: a queue of slow
@@ -132,26 +160,31 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   const stop = (error: Error) => {
     clearTimeout(idleTimer);
     idleTimer = undefined;
-    const ending = thread;
+    const ending = [...retired, ...(thread ? [thread] : [])];
+    retired.clear();
     thread = undefined;
     threadReady = false;
     failAll(error);
-    return ending?.terminate().then(() => undefined) ?? Promise.resolve();
+    return Promise.all(ending.map((worker) => worker.terminate())).then(() => undefined);
   };
 
   const start = (): Worker => {
     const worker = new Worker(threadUrl);
+    answered = 0;
+    threadsStarted++;
     // The thread must never keep a stopping server alive.
     worker.unref();
     worker.on("message", (answer: HolidayAnswer) => {
       if ("ready" in answer) {
-        threadReady = true;
+        if (worker === thread) threadReady = true;
         watchProgress();
         return;
       }
       const w = waiting.get(answer.id);
       if (!w) return;
       waiting.delete(answer.id);
+      if (worker === thread) answered++;
+      else endIfDone(worker);
       watchProgress();
       if ("error" in answer) w.reject(new Error(`public holidays: ${answer.error}`));
       else {
@@ -181,11 +214,17 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
   let askingAhead = false;
   const ask = (calendar: string, year: number): Promise<readonly PublicHoliday[]> =>
     new Promise((resolve, reject) => {
+      if (thread !== undefined && answered >= recycleAfter) {
+        retired.add(thread);
+        endIfDone(thread);
+        thread = undefined;
+        threadReady = false;
+      }
       thread ??= start();
       clearTimeout(idleTimer);
       idleTimer = undefined;
       const id = nextId++;
-      waiting.set(id, { resolve, reject, calendar, ahead: askingAhead });
+      waiting.set(id, { resolve, reject, calendar, ahead: askingAhead, worker: thread });
       if (waiting.size === 1) watchProgress();
       thread.postMessage({ id, calendar, year } satisfies HolidayQuestion);
     });
@@ -234,6 +273,9 @@ export function createHolidayWorker(options: HolidayWorkerOptions = {}): Holiday
     },
     get running() {
       return thread !== undefined;
+    },
+    get threadsStarted() {
+      return threadsStarted;
     },
   };
 }

@@ -57,7 +57,19 @@ async function dataset(): Promise<{ file: string; client: Credentials }> {
 async function round(root: string, file: string, client: Credentials): Promise<number[]> {
   const copy = join(work, `round-${Date.now()}.sqlite`);
   copyFileSync(file, copy);
-  const server = await startServer([process.execPath, join(root, "scripts/cli.ts"), "--db", copy, "serve", "--port", "0", "--log-level", "warn"]);
+  const server = await startServer([
+    process.execPath,
+    join(root, "scripts/cli.ts"),
+    "--db",
+    copy,
+    "serve",
+    "--port",
+    "0",
+    "--log-level",
+    "warn",
+    "--read-rate-limit",
+    "0",
+  ]);
   try {
     const token = await fetchToken(server.url, client);
     // As bench/run.ts: the server warms last year, this year and next; let it finish.

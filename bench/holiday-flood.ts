@@ -44,7 +44,7 @@ async function timed(url: string, token?: string): Promise<number> {
 
 async function measure(label: string, storeArgs: string[]): Promise<void> {
   const demo = JSON.parse((await runCli([...storeArgs, "demo", "--json"])).stdout) as { client_id: string; client_secret: string };
-  const server = await startServer([...CLI, ...storeArgs, "serve", "--port", "0", "--log-level", "warn"]);
+  const server = await startServer([...CLI, ...storeArgs, "serve", "--port", "0", "--log-level", "warn", "--read-rate-limit", "0"]);
   try {
     const token = await fetchToken(server.url, { id: demo.client_id, secret: demo.client_secret });
     console.log(`\n## ${label}`);

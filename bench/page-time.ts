@@ -40,7 +40,7 @@ else {
   await Bun.write(datasetFile, JSON.stringify(data));
 }
 
-const server = await startServer([...CLI, ...target.args, "serve", "--port", "0"], { LOG_LEVEL: "warn" });
+const server = await startServer([...CLI, ...target.args, "serve", "--port", "0", "--read-rate-limit", "0"], { LOG_LEVEL: "warn" });
 const token = await fetchToken(server.url, data.big.data);
 const employees = await employeePaths(server.url, token, 1000);
 const leave = await leavePaths(server.url, token, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
@@ -67,7 +67,7 @@ if (values.postgres) {
       small: { employees: join(dir, "data", "small-employees.jsonl"), leave: join(dir, "data", "small-leave.jsonl") },
     };
     const pgData = await buildDataset(pgTarget, files, size);
-    const pgServer = await startServer([...CLI, ...pgTarget.args, "serve", "--port", "0"], { LOG_LEVEL: "warn" });
+    const pgServer = await startServer([...CLI, ...pgTarget.args, "serve", "--port", "0", "--read-rate-limit", "0"], { LOG_LEVEL: "warn" });
     const pgToken = await fetchToken(pgServer.url, pgData.big.data);
     const pgEmployees = await employeePaths(pgServer.url, pgToken, 1000);
     const pgLeave = await leavePaths(pgServer.url, pgToken, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);

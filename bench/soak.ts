@@ -96,7 +96,7 @@ let exitCode = 0;
 try {
   const file = join(dir, "soak.sqlite");
   const seeded = await seed(file, Number(values.clients));
-  const server = Bun.spawn([...CLI, "--db", file, "serve", "--port", "0"], {
+  const server = Bun.spawn([...CLI, "--db", file, "serve", "--port", "0", "--read-rate-limit", "0"], {
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, LOG_FORMAT: "json", LOG_LEVEL: "info" },

@@ -64,7 +64,7 @@ async function postgresTarget(): Promise<Target> {
 }
 
 async function startServer(dbArgs: string[]) {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts/cli.ts"), ...dbArgs, "serve", "--port", "0"], {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts/cli.ts"), ...dbArgs, "serve", "--port", "0", "--read-rate-limit", "0"], {
     stdout: "ignore",
     stderr: "pipe",
     env: { ...process.env, LOG_LEVEL: "warn" },

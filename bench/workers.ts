@@ -35,7 +35,10 @@ async function run(args: string[], env: Record<string, string>): Promise<string>
 
 /** Starts the server with its request log on (as in production) but sent nowhere. */
 async function startServe(db: string, workers: number) {
-  const proc = Bun.spawn([...CLI, "--db", db, "serve", "--port", "0", "--workers", String(workers)], { stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([...CLI, "--db", db, "serve", "--port", "0", "--workers", String(workers), "--read-rate-limit", "0"], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   let text = "";
   const decoder = new TextDecoder();
   for await (const chunk of proc.stderr) {

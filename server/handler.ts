@@ -21,6 +21,7 @@ import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deleti
 import { listHolidays } from "../lib/holidays.ts";
 import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
+import { createReadBudget, type ReadBudgetOptions } from "../lib/read-budget.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
 import { WEB_ENCODERS, encodeAnswer, type Encoders } from "./compression.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
@@ -109,6 +110,12 @@ export interface HandlerOptions {
    */
   docsScriptBytes?: () => Promise<Uint8Array<ArrayBuffer>>;
   /**
+   * The data endpoints' budget per client (lib/read-budget.ts): past it, 429. Off unless
+   * given, so that an embedding app decides; `leaveapi serve` passes 100 a second with
+   * bursts of 200 by default (`--read-rate-limit`).
+   */
+  readRateLimit?: ReadBudgetOptions;
+  /**
    * Whole days the store keeps tombstones (docs/api.md, "GET /v1/deletions"): a deletions
    * request with an older `updated_since` is 410 `sync_expired`. Default 90.
    */
@@ -169,6 +176,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
   const encoders = options.encoders ?? WEB_ENCODERS;
   const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
+  const readBudget = createReadBudget(options.readRateLimit ?? { perSecond: 0 });
 
   const only = (methods: readonly string[], state: RequestState) => {
     if (!methods.includes(state.method)) throw methodNotAllowed(methods);
@@ -180,6 +188,7 @@ export function createHandler(options: HandlerOptions): Handler {
     const grant = await authenticate(req.request, store, scope, state.now, sha256Hex);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
+    readBudget.spend(grant.client_id, state.now);
     return json(200, await endpoint(grant.organisation_id, state.url, req));
   };
 

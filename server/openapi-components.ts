@@ -122,6 +122,17 @@ export const responses = {
     { error: "too_many_requests", error_description: "At most 10 token requests per minute per client; reuse the token you have until it expires." },
     retryAfterHeader,
   ),
+  ReadRateLimited: errorResponse(
+    "More data requests than the client's budget allows: by default 100 a second with bursts of 200, per server process (`leaveapi serve --read-rate-limit`).",
+    { error: "too_many_requests", error_description: "At most 100 requests a second per client (bursts of 200); wait 1 s, and spread your requests out." },
+    {
+      ...retryAfterHeader,
+      "RateLimit-Limit": { description: "The burst: requests a client may make at once after a quiet while.", schema: { type: "integer", minimum: 1 } },
+      "RateLimit-Remaining": { description: "Requests left now: 0.", schema: { type: "integer", minimum: 0 } },
+      "RateLimit-Reset": { description: "Whole seconds until a request is allowed again.", schema: { type: "integer", minimum: 1 } },
+      "RateLimit-Policy": { description: "`PER_SECOND;w=1;burst=BURST`, as the IETF draft on RateLimit headers writes a policy.", schema: { type: "string" } },
+    },
+  ),
   ServerError: errorResponse(
     "An unexpected failure; it has been logged under the response's X-Request-Id.",
     { error: "server_error", error_description: "The server failed to answer this request; it has been logged." },

@@ -31,6 +31,7 @@ const dataErrors = {
   "400": response("BadRequest"),
   "401": response("Unauthorized"),
   "403": response("Forbidden"),
+  "429": response("ReadRateLimited"),
   ...sizeLimits,
   "500": response("ServerError"),
   "503": response("ServiceUnavailable"),

@@ -28,6 +28,21 @@ describe("createHolidayWorker", () => {
     }
   });
 
+  test("a thread that has computed its share is retired for a fresh one, and no question in flight is lost (the dataset's memory is bounded)", async () => {
+    worker = createHolidayWorker({ recycleAfter: 20 });
+    const asked: [string, number][] = [];
+    for (const calendar of ["DE", "FR", "GB-ENG", "NL", "US"]) for (let year = 1950; year < 1964; year++) asked.push([calendar, year]);
+    // Seven at a time, as concurrent requests ask: a thread is retired with questions in flight.
+    for (let i = 0; i < asked.length; i += 7) {
+      const batch = asked.slice(i, i + 7);
+      const answers = await Promise.all(batch.map(([calendar, year]) => worker!.source(calendar, year)));
+      batch.forEach(([calendar, year], j) => expect(answers[j]).toEqual(computePublicHolidays(calendar, year)));
+    }
+    // 70 calendar-years at 20 a thread.
+    expect(worker.threadsStarted).toBeGreaterThanOrEqual(3);
+    expect(worker.running).toBe(true);
+  });
+
   test("warmHolidays computes every observed calendar for last, this and next year, so their first request is answered from memory", async () => {
     worker = createHolidayWorker();
     const world = await createWorld();

@@ -31,6 +31,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/publication-lag.test.ts",
   "test/query-params.test.ts",
   "test/rate-event-sweep.test.ts",
+  "test/read-rate-limit.test.ts",
   "test/record-text.test.ts",
   "test/rate-limits.test.ts",
   "test/request-guards.test.ts",

@@ -29,6 +29,7 @@ describe("settings", () => {
       workers: 1,
       watchdogMs: 10_000,
       deletionRetentionDays: 90,
+      readRateLimit: 100,
     });
   });
 

@@ -176,6 +176,7 @@ export const serveCommand: Command = {
       issuer: settings.publicUrl,
       publicHolidays: holidays.source,
       deletionRetentionDays: settings.deletionRetentionDays,
+      readRateLimit: { perSecond: settings.readRateLimit },
       encoders: SERVE_ENCODERS,
       docsScriptBytes: readDocsScript,
       hmacSha256: nodeHmacSha256,

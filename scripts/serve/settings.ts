@@ -31,6 +31,8 @@ export interface ServeSettings {
   watchdogMs: number;
   /** Whole days the deletions feed reaches back; an older `updated_since` is 410 `sync_expired` (docs/api.md, "GET /v1/deletions"). */
   deletionRetentionDays: number;
+  /** Data requests a second per client (lib/read-budget.ts); 0: no limit. */
+  readRateLimit: number;
 }
 
 interface Setting {
@@ -100,6 +102,13 @@ export const SERVE_SETTINGS = {
     metavar: "DAYS",
     fallback: "90",
     help: "how far back GET /v1/deletions answers (older: 410 sync_expired)",
+  },
+  "read-rate-limit": {
+    flag: "read-rate-limit",
+    env: "LEAVEAPI_READ_RATE_LIMIT",
+    metavar: "PER_SECOND",
+    fallback: "100",
+    help: "data requests a second per client, bursts of twice that, per process (0: no limit)",
   },
 } satisfies Record<string, Setting>;
 
@@ -207,6 +216,12 @@ function parseWatchdog({ text, source }: { text: string; source: string }): numb
   return Number(text) * 1000;
 }
 
+/** Whole requests a second; 0 turns the budget off. */
+function parseRate({ text, source }: { text: string; source: string }): number {
+  if (!/^\d{1,6}$/.test(text)) throw bad(source, "0 (no limit) or a whole number of requests a second", text);
+  return Number(text);
+}
+
 /** Whole days, at least one: the feed must reach back past a client's usual sync interval. */
 function parseDays({ text, source }: { text: string; source: string }): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) < 1) throw bad(source, "a whole number of days from 1", text);
@@ -233,6 +248,7 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     logFormat: parseChoice(get("log-format"), ["json", "text", "auto"] as const),
     metrics: parseMetrics(get("metrics")),
     deletionRetentionDays: parseDays(get("deletions-retention-days")),
+    readRateLimit: parseRate(get("read-rate-limit")),
     shutdownTimeoutMs: parseSeconds(get("shutdown-timeout")),
     idleTimeoutSeconds: parseIdleTimeout(get("idle-timeout")),
     tls: parseTls(values, env),
