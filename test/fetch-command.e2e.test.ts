@@ -243,6 +243,10 @@ describe("leaveapi fetch", () => {
   }, 30_000);
 
   test("--output and --state never write through a planted symlink, and keep a private output private", async () => {
+    // Credentials of its own: the file's other tests have used most of the first ones' 10 token requests a minute.
+    const own = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", orgId]);
+    const fetchCli = (args: string[]) =>
+      runCli(["fetch", "--url", server.baseUrl, ...args], { env: { LEAVEAPI_CLIENT_ID: own.client_id, LEAVEAPI_CLIENT_SECRET: own.client_secret } });
     const victim = join(scratch.dir, "victim.txt");
     writeFileSync(victim, "precious");
     const output = join(scratch.dir, "planted-output.jsonl");

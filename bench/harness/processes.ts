@@ -31,10 +31,10 @@ export interface CliRun {
   maxRssKib: number;
 }
 
-/** Runs `leaveapi ARGS`; a non-zero exit is an error that carries the command's stderr. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** Runs `leaveapi ARGS` (`command`: another checkout's); a non-zero exit is an error that carries the command's stderr. */
+export async function runCli(args: string[], env: Record<string, string> = {}, command: string[] = CLI): Promise<CliRun> {
   const started = performance.now();
-  const proc = Bun.spawn([...CLI, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const proc = Bun.spawn([...command, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`leaveapi ${args.join(" ")} exited ${code}: ${stderr.trim()}`);
