@@ -73,7 +73,7 @@ global options:
   --help, -h            help for leaveapi or for a command
   --version             print the version
 
-Run 'leaveapi <command> --help' for a command's options.`;
+Run 'leaveapi <command> --help' (or 'leaveapi help <command>') for a command's options.`;
 
 /** Takes the global options out of argv, wherever they stand; the rest is the command's. */
 function splitGlobal(argv: string[]): { global: GlobalOptions; rest: string[]; help: boolean; version: boolean } {
@@ -111,35 +111,47 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(global.json ? JSON.stringify({ version: packageJson.version }) : packageJson.version);
       return 0;
     }
-    const [name, ...args] = rest;
-    if (name === undefined) {
-      if (help) {
-        io.out(GLOBAL_HELP);
-        return 0;
-      }
-      throw new UsageError("no command given; run 'leaveapi --help' for the list");
-    }
-    const entry = COMMANDS.find((c) => c.name === name);
-    if (!entry) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
-    const command = await entry.load();
+    // `leaveapi help [COMMAND [SUBCOMMAND]]` is `leaveapi [COMMAND [SUBCOMMAND]] --help`.
+    const asked = rest[0] === "help" ? { rest: rest.slice(1), help: true } : { rest, help };
+    return await runCommand(asked.rest, global, asked.help, io);
+  } catch (error) {
+    return failed(error, io);
+  }
+}
+
+/** A command, or its help (`--help`, `leaveapi help`), or the list of commands. */
+async function runCommand(rest: string[], global: GlobalOptions, help: boolean, io: Io): Promise<number> {
+  const [name, ...args] = rest;
+  if (name === undefined) {
     if (help) {
-      io.out(helpFor(command, args));
+      io.out(GLOBAL_HELP);
       return 0;
     }
-    await command.run({ args, global, io });
+    throw new UsageError("no command given; run 'leaveapi --help' for the list");
+  }
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) throw new UsageError(`unknown command '${name}'; run 'leaveapi --help' for the list`);
+  const command = await entry.load();
+  if (help) {
+    io.out(helpFor(command, args));
     return 0;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`leaveapi: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof CommandError) {
-      io.err(`leaveapi: ${error.message}`);
-      return 1;
-    }
-    io.err(`leaveapi: unexpected failure: ${(error as Error)?.message ?? String(error)}`);
+  }
+  await command.run({ args, global, io });
+  return 0;
+}
+
+/** The exit status of an error, said on stderr in one line. */
+function failed(error: unknown, io: Io): number {
+  if (error instanceof UsageError) {
+    io.err(`leaveapi: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof CommandError) {
+    io.err(`leaveapi: ${error.message}`);
     return 1;
   }
+  io.err(`leaveapi: unexpected failure: ${(error as Error)?.message ?? String(error)}`);
+  return 1;
 }
 
 /**

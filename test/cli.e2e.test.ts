@@ -26,6 +26,19 @@ describe("usage", () => {
     for (const command of ["serve", "migrate", "org", "credentials", "import", "demo", "backup", "check"]) expect(help.stdout).toContain(command);
   });
 
+  test("leaveapi help [COMMAND [SUBCOMMAND]] prints what --help does; an unknown command is bad usage", async () => {
+    for (const args of [[], ["import"], ["org", "delete"], ["credentials", "rotate"]]) {
+      const viaHelp = await runCli(["help", ...args]);
+      const viaFlag = await runCli([...args, "--help"]);
+      expect({ code: viaHelp.code, stdout: viaHelp.stdout }).toEqual({ code: 0, stdout: viaFlag.stdout });
+    }
+    const unknown = await runCli(["help", "nope"]);
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+      code: 2,
+      stderr: "leaveapi: unknown command 'nope'; run 'leaveapi --help' for the list\n",
+    });
+  });
+
   test.each([["serve"], ["migrate"], ["org"], ["credentials"], ["import"], ["demo"], ["backup"], ["check"]])(
     "%s --help prints its usage and exits 0",
     async (command) => {
