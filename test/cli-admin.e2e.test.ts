@@ -125,6 +125,40 @@ describe("credentials", () => {
     expect((await runJson<ClientJson[]>([...db, "credentials", "list", "--org", a.id])).map((c) => c.client_id)).toEqual([ca.client_id]);
   });
 
+  test("list shows when credentials were created and last obtained a token; --unused-days keeps those that did not lately", async () => {
+    const org = await newOrg("Usage Ltd");
+    await runJson([...db, "org", "enable-api", org.id]);
+    const used = await runJson<ClientJson & { client_secret: string }>([...db, "credentials", "create", "--org", org.id, "--name", "used"]);
+    const idle = await runJson<ClientJson>([...db, "credentials", "create", "--org", org.id, "--name", "idle"]);
+    const server = await startServer(db);
+    try {
+      const token = await fetch(`${server.baseUrl}/v1/oauth/token`, {
+        method: "POST",
+        headers: { Authorization: `Basic ${btoa(`${used.client_id}:${used.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      expect(token.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    type Listed = ClientJson & { name: string | null; created_at: string; last_used_at: string | null };
+    const listed = await runJson<Listed[]>([...db, "credentials", "list", "--org", org.id]);
+    const byName = Object.fromEntries(listed.map((c) => [c.name, c]));
+    expect(Date.parse(byName.used!.last_used_at!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(byName.idle!.last_used_at).toBeNull();
+    expect(byName.idle!.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const human = await runCli([...db, "credentials", "list", "--org", org.id]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(human.stdout).toContain(`${idle.client_id}  live     employees:read holidays:read leave:read  created ${today}, last used never  idle`);
+    expect(human.stdout).toContain(`${used.client_id}  live     employees:read holidays:read leave:read  created ${today}, last used ${today}  used`);
+    // Both are younger than a day: neither has gone unused for one.
+    expect(await runJson<Listed[]>([...db, "credentials", "list", "--org", org.id, "--unused-days", "1"])).toEqual([]);
+    // Unused since now: both, the one never used and the one last used a moment ago.
+    const stale = await runJson<Listed[]>([...db, "credentials", "list", "--org", org.id, "--unused-days", "0"]);
+    expect(stale.map((c) => c.name).sort()).toEqual(["idle", "used"]);
+    expect((await runCli([...db, "credentials", "list", "--unused-days", "soon"])).code).toBe(2);
+  }, 30_000);
+
   test("revoke twice: the second says 'already revoked', exit 0", async () => {
     const org = await newOrg();
     const creds = await runJson<ClientJson>([...db, "credentials", "create", "--org", org.id]);

@@ -10,6 +10,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/base-path.test.ts",
   "test/bearer-auth.test.ts",
   "test/client-handler.test.ts",
+  "test/client-usage.test.ts",
   "test/compression.test.ts",
   "test/deletions.test.ts",
   "test/deletion-sweep.test.ts",

@@ -250,6 +250,14 @@ function moveTokensWhereAttached(statements: readonly string[]): (db: AnyDb) => 
   };
 }
 
+// When each client last obtained a token, for `credentials list` (DECISIONS §13): written at
+// most once a minute per client (token-queries.ts). On SQLite the table is in the tokens
+// file, made when the file is attached (sqlite-store.ts).
+const CLIENT_USAGE: Record<Dialect, readonly string[]> = {
+  sqlite: [],
+  postgres: [`create table "client_usage" ("client_id" text primary key, "last_used_at" bigint not null)`],
+};
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -260,5 +268,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
     "0007_publications": { up: run(PUBLICATIONS) },
     "0008_tokens_file": { up: moveTokensWhereAttached(TOKENS_FILE[caps.dialect]) },
+    "0009_client_usage": { up: run(CLIENT_USAGE[caps.dialect]) },
   };
 }

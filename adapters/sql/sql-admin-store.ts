@@ -112,7 +112,22 @@ export function openSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
   const store = withTokenGrantCache({ ...createSqlStore(ctx), ...adminQueries(ctx) }, { now: () => performance.now(), ttlMs: TOKEN_GRANT_TTL_MS });
   connections.set(store, options.db);
   migrators.set(store, migratorOf(ctx));
+  contexts.set(store, ctx);
   return store;
+}
+
+const contexts = new WeakMap<SqlAdminStore, SqlContext>();
+
+/**
+ * When each client last obtained a token (written at most once a minute per client and
+ * process: token-queries.ts), for `leaveapi credentials list`; a client that never did is
+ * absent.
+ */
+export async function clientsLastUsed(store: SqlAdminStore): Promise<Map<string, number>> {
+  const ctx = contexts.get(store);
+  if (!ctx) throw new Error("Not a store opened by openSqlAdminStore.");
+  const rows = await ctx.guard(() => ctx.db.selectFrom("client_usage").select(["client_id", "last_used_at"]).execute());
+  return new Map(rows.map((r) => [r.client_id, instant(r.last_used_at)]));
 }
 
 /**
@@ -273,6 +288,15 @@ function adminQueries(ctx: SqlContext): AdminStore {
           // The clients' rate-limit events would otherwise linger until the next sweep.
           const keys = clients.map((c) => `token-requests:${c.client_id}`);
           if (keys.length > 0) await trx.deleteFrom("rate_events").where("key", "in", keys).execute();
+          if (clients.length > 0)
+            await trx
+              .deleteFrom("client_usage")
+              .where(
+                "client_id",
+                "in",
+                clients.map((c) => c.client_id),
+              )
+              .execute();
           await trx.deleteFrom("api_clients").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("organisations").where("id", "=", id).execute();
           return contents;

@@ -26,7 +26,8 @@ export function tokensFileOf(filename: string): string {
 }
 
 /**
- * Access tokens and rate-limit events live in a database file of their own beside the
+ * Access tokens, rate-limit events and when each client last obtained a token live in a
+ * database file of their own beside the
  * data, attached to every connection as `tokens`: SQLite lets one writer at a time write
  * a file, and an import holds the data file's lock for its whole run, so token requests,
  * which must write, would wait for it and fail after the busy timeout (DECISIONS §9:
@@ -59,13 +60,15 @@ function attachTokensFile(database: { exec(sql: string): unknown }, filename: st
   for (const statement of TOKEN_TABLES) database.exec(statement);
 }
 
-/** The tables of the tokens file, as migrations 0001 and 0008 left them. */
+/** The tables of the tokens file, as migrations 0001, 0008 and 0009 left them. */
 const TOKEN_TABLES = [
   `create table if not exists tokens.access_tokens ("digest" text primary key, "client_id" text not null,
     "organisation_id" text not null, "scopes" text not null, "expires_at" bigint not null)`,
   `create index if not exists tokens.access_tokens_by_expiry on access_tokens ("expires_at")`,
   `create table if not exists tokens.rate_events ("key" text not null, "at" bigint not null)`,
   `create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`,
+  // When each client last obtained a token (token-queries.ts, `credentials list`); migration 0009 on Postgres.
+  `create table if not exists tokens.client_usage ("client_id" text primary key, "last_used_at" bigint not null)`,
 ];
 
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {

@@ -138,6 +138,12 @@ export interface PublicationsTable {
   published_at: Instant;
 }
 
+/** When a client last obtained a token (token-queries.ts), added by 0009 (on SQLite, in the tokens file). */
+export interface ClientUsageTable {
+  client_id: string;
+  last_used_at: Instant;
+}
+
 export interface Tables {
   installation: InstallationTable;
   organisations: OrganisationsTable;
@@ -152,4 +158,5 @@ export interface Tables {
   public_holidays: PublicHolidaysTable;
   deletions: DeletionsTable;
   publications: PublicationsTable;
+  client_usage: ClientUsageTable;
 }

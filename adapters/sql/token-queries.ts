@@ -4,6 +4,7 @@
  * (lib/token-grant-cache.ts).
  */
 import { sql } from "kysely";
+import { TOKEN_LIFETIME_SECONDS } from "../../lib/credentials.ts";
 import type { AccessTokenGrant, ClientCredentials, Store } from "../../lib/store.ts";
 import { defineQuery, rawQuery } from "./compiled-queries.ts";
 import { bool, instant, scopeList } from "./row-mapping.ts";
@@ -80,8 +81,30 @@ function saveTokenValues(ctx: SqlContext, digest: string, grant: AccessTokenGran
   };
 }
 
+/** A client's last use is written at most this often; `credentials list` shows it to the day. */
+export const CLIENT_USE_EVERY_MS = 60_000;
+
 export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveToken" | "takeRateSlotAndSaveToken" | "findToken"> {
   let tokensSaved = 0;
+  /** By client, the use this process wrote last. */
+  const written = new Map<string, number>();
+  /**
+   * Notes that the client obtained a token (at the instant its grant was issued), once a
+   * minute at most. Best effort: a failure here must not fail the token request it follows.
+   */
+  const noteUse = async (grant: AccessTokenGrant): Promise<void> => {
+    const at = grant.expires_at - TOKEN_LIFETIME_SECONDS * 1000;
+    const last = written.get(grant.client_id);
+    if (last !== undefined && at - last < CLIENT_USE_EVERY_MS) return;
+    if (written.size >= 10_000) written.clear();
+    written.set(grant.client_id, at);
+    await ctx.db
+      .insertInto("client_usage")
+      .values({ client_id: grant.client_id, last_used_at: at })
+      .onConflict((oc) => oc.column("client_id").doUpdateSet({ last_used_at: at }).where("client_usage.last_used_at", "<", at))
+      .execute()
+      .catch(() => written.delete(grant.client_id));
+  };
   /** Expired tokens are useless; sweep them now and then rather than on every issue. */
   const sweepNowAndThen = async (grant: AccessTokenGrant): Promise<void> => {
     if (++tokensSaved % SWEEP_EVERY === 0) {
@@ -116,11 +139,12 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
       ctx.guard(async () => {
         await ctx.primary.rows(saveTokenQuery, saveTokenValues(ctx, digest, grant));
         await sweepNowAndThen(grant);
+        await noteUse(grant);
       }),
 
     takeRateSlotAndSaveToken: async (slot, digest, grant) => {
       const decision = await takeSlot(ctx, slot, { query: saveTokenQuery, values: saveTokenValues(ctx, digest, grant) });
-      if (decision.allowed) await ctx.guard(() => sweepNowAndThen(grant));
+      if (decision.allowed) await ctx.guard(() => sweepNowAndThen(grant).then(() => noteUse(grant)));
       return decision;
     },
 

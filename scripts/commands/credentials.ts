@@ -6,10 +6,11 @@ import { TOKEN_GRANT_TTL_MS } from "../../lib/token-grant-cache.ts";
 import type { ApiClient } from "../../lib/store.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { organisationNamed, withMigratedStore } from "../open-store.ts";
+import { clientsLastUsed } from "../../adapters/sql/sql-admin-store.ts";
 
 const USAGES = {
   create: 'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL]',
-  list: "leaveapi credentials list [--org ORG_ID]",
+  list: "leaveapi credentials list [--org ORG_ID] [--unused-days N]",
   revoke: "leaveapi credentials revoke CLIENT_ID",
   rotate: "leaveapi credentials rotate CLIENT_ID [--grace SECONDS]",
 } as const;
@@ -62,21 +63,36 @@ async function create(ctx: CommandContext, args: string[]) {
 }
 
 async function list(ctx: CommandContext, args: string[]) {
-  const { values } = parseCommandArgs(args, { org: { type: "string" } }, USAGES.list);
+  const { values } = parseCommandArgs(args, { org: { type: "string" }, "unused-days": { type: "string" } }, USAGES.list);
+  const unusedDays = values["unused-days"];
+  if (unusedDays !== undefined && !/^\d{1,5}$/.test(unusedDays)) throw new UsageError(`--unused-days takes a whole number of days; got '${unusedDays}'`);
   await withMigratedStore(ctx, async (store) => {
     const org = values.org === undefined ? null : await organisationNamed(store, requireValue(values.org, "--org", USAGES.list));
-    const clients = org ? await store.listClients(org.id) : await store.listAllClients();
+    const lastUsed = await clientsLastUsed(store);
+    const lastUseOf = (c: ApiClient) => lastUsed.get(c.client_id) ?? null;
+    // With --unused-days: those that obtained no token in that many days (created before then, never used, included).
+    const since = unusedDays === undefined ? null : Date.now() - Number(unusedDays) * 86_400_000;
+    const clients = (org ? await store.listClients(org.id) : await store.listAllClients()).filter(
+      (c) => since === null || (lastUseOf(c) ?? c.created_at) < since,
+    );
     // Across organisations, each line names its organisation.
     const names = new Map((org ? [org] : await store.listOrganisations()).map((o) => [o.id, o.name]));
-    report(ctx, clients.map(clientJson), () =>
-      clients.length === 0
-        ? "no credentials yet"
-        : clients
-            .map((c) => {
-              const owner = org ? "" : `  ${names.get(c.organisation_id) ?? c.organisation_id}`;
-              return `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}${owner}  ${c.scopes.join(" ")}${c.name ? `  ${c.name}` : ""}`;
-            })
-            .join("\n"),
+    const day = (at: number | null) => (at === null ? "never" : formatInstant(at).slice(0, 10));
+    report(
+      ctx,
+      clients.map((c) => ({ ...clientJson(c), last_used_at: lastUseOf(c) === null ? null : formatInstant(lastUseOf(c)!) })),
+      () =>
+        clients.length === 0
+          ? since === null
+            ? "no credentials yet"
+            : `no credentials unused for ${unusedDays} days`
+          : clients
+              .map((c) => {
+                const owner = org ? "" : `  ${names.get(c.organisation_id) ?? c.organisation_id}`;
+                const use = `created ${day(c.created_at)}, last used ${day(lastUseOf(c))}`;
+                return `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}${owner}  ${c.scopes.join(" ")}  ${use}${c.name ? `  ${c.name}` : ""}`;
+              })
+              .join("\n"),
     );
   });
 }
@@ -137,7 +153,10 @@ The secret is shown once: only its SHA-256 digest is stored.`,
   list: `usage: ${USAGES.list}
 
 Lists credentials, live and revoked, never their secrets: the organisation's with --org,
-else every organisation's.`,
+else every organisation's, each with when it was created and when it last obtained a token
+(noted at most once a minute). --unused-days N lists only those that obtained no token in
+the last N days (never used and created before then included): integrations that stopped
+calling, to revoke. --json adds last_used_at (null: never).`,
   revoke: `usage: ${USAGES.revoke}
 
 Stops the credentials obtaining tokens at once, and their live tokens within
