@@ -120,6 +120,17 @@ export interface AdminStore {
   /**
    * Runs `work` in one transaction: commits when it resolves, rolls everything back and
    * rejects with the error when it throws. Imports running at the same time each land whole.
+   * What it writes is shown with the `now` it was written with when it commits within
+   * PUBLISH_AS_STAMPED_MS of its start; a longer one is shown as of its commit (DECISIONS
+   * §6: visible at most 2 s after its `updated_at`).
    */
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
 }
+
+/**
+ * An import that commits within this long after it started shows the instants it was
+ * given; a longer one shows its changes as of its commit, so that a client that synced
+ * while it ran misses none of them (docs/api.md, "Incremental sync"). Every store keeps
+ * this rule: adapters/sql/published-stamps.ts, adapters/memory/memory-tables.ts.
+ */
+export const PUBLISH_AS_STAMPED_MS = 1000;

@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createMemoryStore } from "../adapters/memory-store.ts";
+import { emptyTables, publishLate } from "../adapters/memory/memory-tables.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import type { AdminStore } from "../lib/admin-store.ts";
 import type { Store } from "../lib/store.ts";
@@ -172,4 +173,15 @@ describe("SQL store only", () => {
     // The first publishes at its commit; the second, stamped with the same `now`, comes after it.
     expect(Math.min(...shown(second.map((e) => e.id)))).toBeGreaterThan(Math.max(...shown(first.map((e) => e.id))));
   });
+});
+
+test("the memory store shifts every record of a long import of 150,000 at its swap", () => {
+  const before = emptyTables();
+  const after = emptyTables();
+  for (let i = 0; i < 150_000; i++) {
+    const id = `e${i}`;
+    after.employees.set(id, { ...employee({ id }), organisation_id: "o", updated_at: 1_000, deleted: false } as never);
+  }
+  publishLate(before, after, 60_000, 61_000);
+  expect((after.employees.get("e149999") as unknown as { updated_at: number }).updated_at).toBe(61_000);
 });

@@ -4,6 +4,7 @@
  * That is what lets an import work on a copy of the Maps (`copyTables`, which copies
  * keys, not records) and swap it in when it succeeds.
  */
+import { PUBLISH_AS_STAMPED_MS } from "../../lib/admin-store.ts";
 import type { ClosureDayRecord } from "../../lib/records.ts";
 import type { DeletedResource, ImportedPublicHoliday } from "../../lib/store.ts";
 import type { StoredBooking, StoredClosureDay, StoredEmployee, StoredLeaveType, StoredPublicHoliday } from "../../lib/store-contents.ts";
@@ -116,9 +117,6 @@ export function keepingTombstones(
   for (const key of after.keys()) t.deletions.delete(key);
 }
 
-/** An import that commits within this long after it started shows its own stamps (as adapters/sql/published-stamps.ts). */
-const PUBLISH_AS_STAMPED_MS = 1000;
-
 /**
  * What the SQL store's publications do (adapters/sql/published-stamps.ts), here at the
  * swap: an import that took longer than a second shows every record and tombstone it
@@ -132,8 +130,14 @@ export function publishLate(before: MemoryTables, after: MemoryTables, elapsed: 
   const written = <V>(table: keyof MemoryTables, shown: (value: V) => number) => {
     const changed: [string, V][] = [];
     const previous = before[table] as Map<string, unknown>;
-    for (const [key, value] of after[table] as Map<string, V>) if (previous.get(key) !== value) changed.push([key, value]);
-    return { changed, latest: Math.max(0, ...changed.map(([, v]) => shown(v))) };
+    let latest = 0;
+    for (const [key, value] of after[table] as Map<string, V>) {
+      if (previous.get(key) === value) continue;
+      changed.push([key, value]);
+      // A loop, not Math.max(...): an import of a hundred thousand records would overflow the stack.
+      latest = Math.max(latest, shown(value));
+    }
+    return { changed, latest };
   };
   const records = (["employees", "bookings", "closureDays"] as const).map((t) => [t, written<{ updated_at: number }>(t, (v) => v.updated_at)] as const);
   const tombstones = written<StoredDeletion>("deletions", (v) => v.deleted_at);

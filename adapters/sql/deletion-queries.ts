@@ -31,8 +31,9 @@ export function deletionQueries(ctx: SqlContext): Pick<Store, "listDeletions"> {
       ctx.guard(async (): Promise<DeletionRecord[]> => {
         // The instants asked for as the stamps stored, and the stamps read as shown (published-stamps.ts).
         const org = q.organisationId;
-        const deletedSince = await ctx.stamps.storedSince(org, q.deletedSince);
         const after = q.after && { deletedAt: await ctx.stamps.storedOf(org, q.after.deletedAt), id: q.after.id };
+        // A position at or after deletedSince implies it (the stored bound is never later): no lookup.
+        const deletedSince = after !== undefined && after.deletedAt >= q.deletedSince ? q.deletedSince : await ctx.stamps.storedSince(org, q.deletedSince);
         // One range bound only: given both, SQLite's planner seeks to deletedSince and filters
         // its way to the position, so a deep page cost grew with the tombstones before it
         // (bench/deletion-feed.ts). The position at or after deletedSince implies it, and

@@ -252,11 +252,19 @@ function moveTokensWhereAttached(statements: readonly string[]): (db: AnyDb) => 
 
 // When each client last obtained a token, for `credentials list` (DECISIONS §13): written at
 // most once a minute per client (token-queries.ts). On SQLite the table is in the tokens
-// file, made when the file is attached (sqlite-store.ts).
+// file, made when the file is attached (sqlite-store.ts), except under Deno.
 const CLIENT_USAGE: Record<Dialect, readonly string[]> = {
-  sqlite: [],
+  sqlite: [`create table if not exists "client_usage" ("client_id" text primary key, "last_used_at" bigint not null)`],
   postgres: [`create table "client_usage" ("client_id" text primary key, "last_used_at" bigint not null)`],
 };
+
+/** On SQLite only where no tokens file is attached (Deno): there the table lives in the data file. */
+function clientUsage(caps: SqlCapabilities): (db: AnyDb) => Promise<void> {
+  return async (db) => {
+    if (caps.dialect === "sqlite" && (await sql<{ name: string }>`pragma database_list`.execute(db)).rows.some((r) => r.name === "tokens")) return;
+    await run(CLIENT_USAGE[caps.dialect])(db);
+  };
+}
 
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
@@ -268,6 +276,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0006_rendered_records": { up: run(RENDERED_RECORDS[caps.dialect]) },
     "0007_publications": { up: run(PUBLICATIONS) },
     "0008_tokens_file": { up: moveTokensWhereAttached(TOKENS_FILE[caps.dialect]) },
-    "0009_client_usage": { up: run(CLIENT_USAGE[caps.dialect]) },
+    "0009_client_usage": { up: clientUsage(caps) },
   };
 }

@@ -18,29 +18,31 @@
  * writer, or a Postgres advisory lock per organisation), and its instant later again. So
  * stamps and published instants rise together, imports of one organisation in commit
  * order, and both translations are exact: a stamp shows as one instant, an instant
- * comes from one stamp. A row never changes once written, so what was read is cached.
- * An import that commits within a second (nearly all small ones) publishes its stamp as
- * it is: records show the caller's own `now`, as they did before this table.
+ * comes from one stamp, and what was read is cached. A row changes only where two imports
+ * of one organisation were given the same `now` to the millisecond and the second took
+ * over a second: both are then shown at its later instant, and a server that cached the
+ * first shows the earlier one until its cache turns over (a duplicate at the next sync,
+ * never a miss: the bound a sync asks from is never cached). An import that commits within
+ * PUBLISH_AS_STAMPED_MS (nearly all small ones) publishes its stamp as it is: records show
+ * the caller's own `now`, as they did before this table.
  */
 import { sql, type Kysely } from "kysely";
+import { PUBLISH_AS_STAMPED_MS } from "../../lib/admin-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { defineQuery, type CompiledQueries } from "./compiled-queries.ts";
 import { instant } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
 
-/** An import that commits within this long after it started shows its own stamp. */
-export const PUBLISH_AS_STAMPED_MS = 1000;
-
-/** The organisation's latest publication, which the next import's stamp must follow. */
-async function latestPublication(db: Kysely<Tables>, organisationId: string): Promise<{ stamp: number; published: number } | null> {
+/** The instant the organisation's latest publication showed, which the next import's stamp must follow. */
+async function latestPublished(db: Kysely<Tables>, organisationId: string): Promise<number | null> {
   const row = await db
     .selectFrom("publications")
-    .select(["stamp", "published_at"])
+    .select("published_at")
     .where("organisation_id", "=", organisationId)
     .orderBy("published_at", "desc")
     .limit(1)
     .executeTakeFirst();
-  return row ? { stamp: instant(row.stamp), published: instant(row.published_at) } : null;
+  return row ? instant(row.published_at) : null;
 }
 
 /**
@@ -66,7 +68,8 @@ export class ImportStamps {
    * `now` itself, unless the organisation already published that instant or a later one
    * (a clock that went back, or an import that started while another of the same
    * organisation ran). The first call of each organisation takes its lock on Postgres
-   * (SQLite's import holds the one write lock from BEGIN IMMEDIATE).
+   * (SQLite's import holds the data file's one write lock from its start: beginImport in
+   * sql-admin-store.ts).
    */
   async stampFor(organisationId: string, now: number): Promise<number> {
     let organisation = this.organisations.get(organisationId);
@@ -95,7 +98,7 @@ export class ImportStamps {
       await sql`select pg_advisory_xact_lock(hashtext(${`publish:${organisationId}`}))`.execute(this.db);
       await sql`select set_config('statement_timeout', ${rows[0]!.statement_timeout}, true)`.execute(this.db);
     }
-    return (await latestPublication(this.db, organisationId))?.published ?? null;
+    return latestPublished(this.db, organisationId);
   }
 
   /**
@@ -147,8 +150,8 @@ const CACHE_ENTRIES = 50_000;
 /**
  * The reads' side: stamps as pages show them, and the instants a client sends (a sync's
  * `updated_since`, a cursor's position) as the stamps stored. Every read of a stamp is of
- * a row that is visible, so its publication, committed with it, is visible too, and
- * never changes: both directions are cached.
+ * a row that is visible, so its publication, committed with it, is visible too: both
+ * directions are cached (the one exception is in this file's first comment).
  */
 export class PublishedStamps {
   private readonly shown = new Map<string, number>();
@@ -172,10 +175,17 @@ export class PublishedStamps {
     return published;
   }
 
-  /** A mapping of every stamp in `stamps` to how it is shown (one lookup per stamp not cached). */
+  /**
+   * A mapping of every stamp in `stamps` to how it is shown: from the cache, with one
+   * lookup per stamp not in it (a page's rows share a few stamps, nearly always cached).
+   */
   async shownAll(organisationId: string, stamps: Iterable<number>): Promise<(stamp: number) => number> {
     const shown = new Map<number, number>();
-    for (const stamp of stamps) if (!shown.has(stamp)) shown.set(stamp, await this.shownOf(organisationId, stamp));
+    for (const stamp of stamps) {
+      if (shown.has(stamp)) continue;
+      const cached = this.shown.get(`${organisationId} ${stamp}`);
+      shown.set(stamp, cached ?? (await this.shownOf(organisationId, stamp)));
+    }
     return (stamp) => shown.get(stamp) ?? stamp;
   }
 

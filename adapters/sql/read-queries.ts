@@ -97,7 +97,10 @@ export function readQueries(
   const pageValues = async (q: EmployeePageQuery): Promise<EmployeePageValues> => {
     const org = q.organisationId;
     const after = q.after && { updatedAt: await stamps.storedOf(org, q.after.updatedAt), id: q.after.id };
-    const since = q.updatedSince === undefined ? undefined : await stamps.storedSince(org, q.updatedSince);
+    // A position at or after `updated_since` implies it (the stored bound is never later),
+    // so the deep pages of a sync ask the publications nothing.
+    const impliedByCursor = after !== undefined && q.updatedSince !== undefined && after.updatedAt >= q.updatedSince;
+    const since = q.updatedSince === undefined || impliedByCursor ? undefined : await stamps.storedSince(org, q.updatedSince);
     return { organisationId: org, status: q.status, updatedSince: sinceNotImpliedByCursor(since, after), afterUpdatedAt: after?.updatedAt, afterId: after?.id };
   };
   const listEmployees = (q: EmployeePageQuery) =>
