@@ -363,6 +363,10 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
     });
     expect(holidays.status).toBe(200);
     expect(((await holidays.json()) as { data: unknown[] }).data.length).toBeGreaterThan(5);
+    // The API reference's script is a file beside the bundle, found from the bundle, not from the working directory.
+    const script = await fetch(`${server.baseUrl}/docs/api-reference.js`);
+    expect(script.status).toBe(200);
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(3_000_000);
     // SIGTERM to the launcher reaches the server, which stops gracefully; the launcher exits with its status.
     servers.splice(servers.indexOf(server), 1);
     expect(await server.stop("SIGTERM")).toBe(0);
