@@ -38,6 +38,20 @@ export class CsvHeader {
   constructor(readonly names: readonly string[]) {}
 }
 
+/**
+ * A header row's names, trimmed; a column without a name, or a name twice, stops the
+ * import at the header's line. `column` says how a column is named (CSV: 1, 2, …; a
+ * workbook: A, B, …).
+ */
+export function checkedHeader(cells: string[], line: number, column: (index: number) => string): string[] {
+  const names = cells.map((c) => c.trim());
+  names.forEach((name, i) => {
+    if (name === "") throw new FileProblem(`header: column ${column(i)} has no name`, line);
+    if (names.indexOf(name) !== i) throw new FileProblem(`header: column "${name}" appears twice`, line);
+  });
+  return names;
+}
+
 /** The path, or `stdin` for `-`: how errors name the file. */
 export function sourceLabel(file: string): string {
   return file === "-" ? "stdin" : file;
