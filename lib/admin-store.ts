@@ -56,7 +56,14 @@ export interface ImportWriter {
   replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void>;
   listClosureDays(organisationId: string, from: string, to: string): Promise<ClosureDayRecord[]>;
   listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number): Promise<ImportedPublicHoliday[]>;
+  /** How many live (not deleted) records `scope` holds, as seen inside this transaction: what `--prune` measures against. */
+  countLive(organisationId: string, scope: PruneScope): Promise<number>;
+  /** The ids of `scope`'s live records after `after` (null: from the first), in ascending id order, at most `limit`. */
+  liveIds(organisationId: string, scope: PruneScope, after: string | null, limit: number): Promise<string[]>;
 }
+
+/** The records `import --prune` takes the file to be the complete set of: the employees, or the bookings starting within from..to (inclusive). */
+export type PruneScope = { record: "employee" } | { record: "booking"; from: string; to: string };
 
 export interface NewClient extends ApiClient {
   secret_digest: string;

@@ -176,9 +176,17 @@ describe("--dry-run", () => {
     const path = join(import.meta.dir, "..", "examples", "import", "employees.csv");
     const fresh = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Dry Ltd"])).id;
     const dry = await runJson<Record<string, unknown>>([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
-    expect(dry).toEqual({ ok: true, dry_run: true, rows: 3, created: 3, updated: 0, unchanged: 0, deleted: 0, public_holidays: [] });
+    const { columns, first_rows, ...counts } = dry as { columns: { column: string; field: string }[]; first_rows: { external_id: string }[] };
+    expect(counts).toEqual({ ok: true, dry_run: true, rows: 3, created: 3, updated: 0, unchanged: 0, deleted: 0, public_holidays: [], skipped_columns: [] });
+    // The columns as read, and the first rows as they would be stored (ids derived from external_id).
+    expect(columns[0]).toEqual({ column: "external_id", field: "external_id" });
+    expect(first_rows.map((r) => r.external_id)).toEqual(["E001", "E002", "E003"]);
     const human = await runCli([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);
-    expect(human.stdout).toBe("would import 3 rows of employees into Dry Ltd: 3 created, 0 updated, 0 unchanged, 0 deleted\ndry run: nothing was written\n");
+    const lines = human.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("would import 3 rows of employees into Dry Ltd: 3 created, 0 updated, 0 unchanged, 0 deleted");
+    expect(lines).toContain("columns:");
+    expect(lines.slice(-5, -1)[0]).toBe("first rows as they would be stored:");
+    expect(lines.at(-1)).toBe("dry run: nothing was written");
     // Nothing was written: the real import still creates all three.
     expect((await runJson<{ created: number }>([...db, "import", "--org", fresh, "--kind", "employees", path])).created).toBe(3);
     const again = await runJson<{ unchanged: number }>([...db, "import", "--org", fresh, "--kind", "employees", path, "--dry-run"]);

@@ -19,6 +19,8 @@ import { installFootprint, packAndInstall, PACKAGE_LIMITS } from "../bench/packa
 import { startServer, type RunningServer } from "./cli-harness.ts";
 import { pathWithoutBun } from "./node-only-path.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
+import { BAMBOO_MAP, PERSONIO_MAP } from "./hr-exports.ts";
+import { writeXlsx } from "./xlsx-files.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const ENTRIES = ["index", "sqlite", "sqlite-node", "postgres", "node", "memory", "testing", "client"];
@@ -371,6 +373,53 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
     servers.splice(servers.indexOf(server), 1);
     expect(await server.stop("SIGTERM")).toBe(0);
   }
+
+  test("imports other systems' exports: a ';' CSV in Windows-1252 and a workbook with German headers, through maps, with the workbook reader the command carries", async () => {
+    const database = ["--db", join(scratch, "exports.sqlite")];
+    const org = await npxJson<{ id: string }>([...database, "org", "create", "--name", "Exports GmbH"]);
+    const csv = join(scratch, "bamboo.csv");
+    const csvText = "Employee #;First Name;Last Name;Status;Hire Date\n1001;Zoë;Müller;Active;03/01/2021\n";
+    writeFileSync(csv, Uint8Array.from([...csvText].map((c) => c.charCodeAt(0))));
+    const csvMap = join(scratch, "bamboo-map.json");
+    writeFileSync(csvMap, JSON.stringify(BAMBOO_MAP));
+    const dryRun = async (map: string, file: string, ...flags: string[]) =>
+      (
+        await npxJson<{ first_rows: Record<string, string>[] }>([
+          ...database,
+          "import",
+          "--org",
+          org.id,
+          "--kind",
+          "employees",
+          "--map",
+          map,
+          ...flags,
+          "--dry-run",
+          file,
+        ])
+      ).first_rows;
+    expect(await dryRun(csvMap, csv, "--encoding", "windows-1252")).toEqual([
+      expect.objectContaining({ first_name: "Zoë", last_name: "Müller", start_date: "2021-03-01" }),
+    ]);
+    const xlsx = join(scratch, "personio.xlsx");
+    await writeXlsx(xlsx, [
+      {
+        name: "Mitarbeiter",
+        rows: [
+          ["Personalnummer", "Vorname", "Nachname", "Status", "Eintrittsdatum"],
+          [2001, "Jürgen", "Weiß", "aktiv", { date: 44652, format: "dd.mm.yyyy" }],
+          [2002, "Anna", "Groß", "aktiv", "15.01.2020"],
+        ],
+      },
+    ]);
+    const xlsxMap = join(scratch, "personio-map.json");
+    writeFileSync(xlsxMap, JSON.stringify(PERSONIO_MAP));
+    expect((await dryRun(xlsxMap, xlsx)).map((r) => [r.external_id, r.start_date])).toEqual([
+      ["2001", "2022-04-01"],
+      ["2002", "2020-01-15"],
+    ]);
+    expect((await npxJson<{ created: number }>([...database, "import", "--org", org.id, "--kind", "employees", "--map", xlsxMap, xlsx])).created).toBe(2);
+  }, 120_000);
 
   test("on SQLite: migrate, org create, org enable-api, import, credentials create, serve", async () => {
     await firstSetUp(["--db", join(scratch, "packed.sqlite")]);

@@ -23,6 +23,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/http-behaviour.test.ts",
   "test/import-limits.e2e.test.ts",
   "test/import-problem-cap.e2e.test.ts",
+  "test/import-maps.test.ts",
   "test/import.test.ts",
   "test/leave-requests.test.ts",
   "test/leave-span-classes.test.ts",

@@ -207,6 +207,36 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
     );
   });
 
+  describe("runImport: what --prune compares with", () => {
+    test(
+      "countLive and liveIds see the live records of one organisation, bookings by start date, in id order and in pages",
+      withStore(async (store) => {
+        await seed(
+          store,
+          [employee(E3), employee(E1), employee(E2)],
+          [
+            booking(K2, E1, { start_date: "2026-03-02", end_date: "2026-03-02", days: 1 }),
+            booking(K1, E1, { start_date: "2026-02-26", end_date: "2026-02-27" }),
+          ],
+        );
+        await store.runImport((w) => w.upsertEmployees(OTHER_ORG, [employee(E9)], U[2]));
+        const live = await store.runImport(async (w) => {
+          await w.deleteEmployees(ORG, [E3], U[2]);
+          // Inside the transaction, what it wrote counts: a booking added just now is among them.
+          await w.upsertLeaveBookings(ORG, [booking(fixtureUuid("b0000000", 3), E2, { start_date: "2026-03-31", end_date: "2026-03-31", days: 1 })], U[2]);
+          return {
+            employees: await w.countLive(ORG, { record: "employee" }),
+            firstPage: await w.liveIds(ORG, { record: "employee" }, null, 1),
+            nextPage: await w.liveIds(ORG, { record: "employee" }, E1, 10),
+            march: await w.liveIds(ORG, { record: "booking", from: "2026-03-01", to: "2026-03-31" }, null, 10),
+            marchCount: await w.countLive(ORG, { record: "booking", from: "2026-03-01", to: "2026-03-31" }),
+          };
+        });
+        expect(live).toEqual({ employees: 2, firstPage: [E1], nextPage: [E2], march: [K2, fixtureUuid("b0000000", 3)], marchCount: 2 });
+      }),
+    );
+  });
+
   describe("runImport: leave", () => {
     test(
       "a changed leave type moves its bookings' updated_at and shows in them; an unchanged one moves nothing",

@@ -6,7 +6,7 @@
  * "Incremental sync"); deletions are soft; the references the SQL schema enforces with
  * foreign keys are refused here with a plain `Error`, which rolls the import back.
  */
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, WriteCounts } from "../../lib/admin-store.ts";
+import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -216,5 +216,28 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
     async listImportedPublicHolidays(organisationId, calendars, fromYear, toYear) {
       return importedHolidaysWithin(t, organisationId, calendars, fromYear, toYear);
     },
+
+    async countLive(organisationId, scope) {
+      return liveIdsOf(t, organisationId, scope).length;
+    },
+
+    async liveIds(organisationId, scope, after, limit) {
+      const ids = liveIdsOf(t, organisationId, scope);
+      const start = after === null ? 0 : ids.findIndex((id) => id > after);
+      return start === -1 ? [] : ids.slice(start, start + limit);
+    },
   };
+}
+
+/** The ids of `scope`'s live records, in ascending order. */
+function liveIdsOf(t: MemoryTables, organisationId: string, scope: PruneScope): string[] {
+  const records: Iterable<Versioned & { start_date?: string | null }> = scope.record === "employee" ? t.employees.values() : t.bookings.values();
+  const ids: string[] = [];
+  for (const r of records) {
+    if (r.organisation_id !== organisationId || r.deleted) continue;
+    // Every booking has a start date; only bookings are asked about by range.
+    if (scope.record === "booking" && (r.start_date! < scope.from || r.start_date! > scope.to)) continue;
+    ids.push(r.id);
+  }
+  return ids.sort();
 }

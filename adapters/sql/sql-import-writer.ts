@@ -9,7 +9,7 @@
 import { sql, type Expression, type Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, WriteCounts } from "../../lib/admin-store.ts";
+import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
 import { employeeBody, leaveBody } from "../../lib/record-text.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -458,5 +458,28 @@ export class SqlImportWriter implements ImportWriter {
 
   listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number) {
     return listImportedPublicHolidaysOn(this.db, organisationId, calendars, fromYear, toYear);
+  }
+
+  async countLive(organisationId: string, scope: PruneScope): Promise<number> {
+    const row = await (await this.liveQuery(organisationId, scope))
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async liveIds(organisationId: string, scope: PruneScope, after: string | null, limit: number): Promise<string[]> {
+    let query = (await this.liveQuery(organisationId, scope)).select("id").orderBy("id").limit(limit);
+    if (after !== null) query = query.where("id", ">", after);
+    return (await query.execute()).map((r) => r.id);
+  }
+
+  /** The live records of `scope`, the staged new bookings written first so that they are among them. */
+  private async liveQuery(organisationId: string, scope: PruneScope) {
+    if (scope.record === "booking") await this.flushStaged();
+    // Both tables have the columns used here; one builder keeps one type.
+    const table = (scope.record === "employee" ? "employees" : "leave_bookings") as "leave_bookings";
+    let query = this.db.selectFrom(table).where("organisation_id", "=", organisationId).where("deleted_at", "is", null);
+    if (scope.record === "booking") query = query.where("start_date", ">=", scope.from).where("start_date", "<=", scope.to);
+    return query;
   }
 }

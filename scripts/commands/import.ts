@@ -1,11 +1,17 @@
-/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] [--dry-run] FILE` (docs/cli.md, "The import format"). */
+/** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format …] [--map FILE] [--prune] [--dry-run] FILE` (docs/cli.md, "The import format"). */
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
-import { IMPORT_FORMATS } from "../import/source.ts";
+import { checkImportMap, MapProblem, readImportMap, type ImportMap } from "../import/import-map.ts";
+import { importColumns } from "../import/normalise-records.ts";
+import { DEFAULT_PRUNE_MAX_PERCENT, type PruneOptions } from "../import/prune.ts";
+import type { MappingReport } from "../import/shape-records.ts";
+import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
+import { isDate } from "../../lib/dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 
-const USAGE = "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv] [--dry-run] FILE";
+const USAGE =
+  "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv|xlsx] [--map FILE] [--delimiter D] [--encoding E] [--sheet NAME] [--date-format F] [--prune [--range FROM,TO] [--prune-max PERCENT]] [--dry-run] FILE";
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value)) {
@@ -24,9 +30,24 @@ Imports one file into one organisation, whole or not at all (one transaction).
 
   --org ORG_ID        the organisation (see 'leaveapi org list')
   --kind KIND         employees, leave or holidays
-  --format FORMAT     jsonl, json (one array) or csv; by default from the file's
+  --format FORMAT     jsonl, json (one array), csv or xlsx; by default from the file's
                       extension. FILE '-' reads stdin, as JSONL unless --format says.
-  --dry-run           check everything and print what would change, write nothing
+  --map FILE          how another system's export is read: a JSON object of columns
+                      (column -> field, or null to skip it), values (field -> {value ->
+                      value}), dates, defaults (field -> value for an empty cell),
+                      ignore_unmapped, delimiter, encoding, sheet (docs/cli.md)
+  --delimiter D       CSV: , ; tab or |; by default detected from the header line
+  --encoding E        utf-8 (the default; a BOM is allowed), windows-1252, iso-8859-1
+                      or utf-16le (a UTF-16 BOM is recognised)
+  --sheet NAME        xlsx: the sheet to read; by default the first
+  --date-format F     the file's dates: YYYY-MM-DD (default), DD/MM/YYYY, MM/DD/YYYY,
+                      DD.MM.YYYY, YYYY/MM/DD, D/M/YYYY or M/D/YYYY
+  --prune             the file is the complete set: live employees (or, for leave,
+                      bookings starting within --range FROM,TO) absent from it are
+                      deleted; refused for an empty file, and past 25% of the live
+                      records unless --prune-max PERCENT allows more
+  --dry-run           check everything and print what would change, the mapping as
+                      applied and the first three rows as stored; write nothing
 
 Records use the API's field names. Employees and bookings are keyed by id (a UUID) or
 by external_id (the source system's id: the id is derived from it, so re-importing
@@ -40,7 +61,9 @@ field is an error. CSV: a header row, an empty cell is null, booleans true/false
 text cell written as '=… (a leading ' before = + - @, a tab, a carriage return or NUL,
 as 'leaveapi fetch' writes them against formula injection) loses that '.
 
-Limits: the file is UTF-8 (CSV too); a JSONL or CSV line, a CSV record or a JSON array
+The flags override the map file's delimiter, encoding, sheet and dates.
+
+Limits: the file is UTF-8 unless --encoding says; a JSONL or CSV line, a CSV record or a JSON array
 element over 1 MiB, or a text field over 255 characters (code points), is an error.
 
 Every problem is reported on stderr as FILE:LINE: field: what is wrong (a CSV header's
@@ -68,7 +91,20 @@ document on stdout: the counts, or {"ok": false, "problems": [...]}.`,
 async function importCommandBody(ctx: CommandContext): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
-    { org: { type: "string" }, kind: { type: "string" }, format: { type: "string" }, "dry-run": { type: "boolean" } },
+    {
+      org: { type: "string" },
+      kind: { type: "string" },
+      format: { type: "string" },
+      "dry-run": { type: "boolean" },
+      map: { type: "string" },
+      delimiter: { type: "string" },
+      encoding: { type: "string" },
+      sheet: { type: "string" },
+      "date-format": { type: "string" },
+      prune: { type: "boolean" },
+      range: { type: "string" },
+      "prune-max": { type: "string" },
+    },
     USAGE,
     1,
   );
@@ -77,6 +113,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
+  const prune = pruneOptions(kind, values);
+  const map = await importMap(file, format, kind, values);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
     const outcome = await importFile(store, {
@@ -85,6 +123,9 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       file,
       format,
       dryRun,
+      map,
+      prune,
+      describe: true,
       stdin: ctx.io.stdin,
       // Drawn with \r on the terminal only; never in logs or pipes.
       progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
@@ -97,18 +138,114 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
       throw new CommandError(problem);
     });
-    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined });
+    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined, mapHint: values.map === undefined && isTabular(file, format) });
     const { rows, counts } = outcome;
     const holidays = outcome.publicHolidays ?? [];
-    const json = { ok: true, dry_run: dryRun, rows, ...counts, public_holidays: holidays };
+    const mapping = outcome.mapping ?? null;
+    const json = {
+      ok: true,
+      dry_run: dryRun,
+      rows,
+      ...counts,
+      ...(prune ? { pruned: outcome.pruned ?? 0 } : {}),
+      public_holidays: holidays,
+      // The map as applied on a dry run; the columns a map skipped, on every import with one.
+      ...(dryRun && mapping !== null ? { columns: mapping.read } : {}),
+      ...((dryRun || values.map !== undefined) && mapping !== null ? { skipped_columns: mapping.skipped } : {}),
+      ...(dryRun ? { first_rows: outcome.sample ?? [] } : {}),
+    };
+    const pruned = prune ? `, ${outcome.pruned ?? 0} pruned (absent from the file)` : "";
     report(ctx, json, () =>
       [
-        `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted`,
+        `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted${pruned}`,
         ...holidays.map(describeReplacement),
+        ...(dryRun && mapping !== null ? describeMapping(mapping) : []),
+        ...(!dryRun && mapping !== null && mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
+        ...(dryRun && (outcome.sample ?? []).length > 0
+          ? ["first rows as they would be stored:", ...(outcome.sample ?? []).map((r) => `  ${JSON.stringify(r)}`)]
+          : []),
         ...(dryRun ? ["dry run: nothing was written"] : []),
       ].join("\n"),
     );
   });
+}
+
+/** The map as applied, for --dry-run: each column and its field, then what was skipped or not found. */
+function describeMapping(mapping: MappingReport): string[] {
+  const width = Math.max(0, ...mapping.read.map((r) => JSON.stringify(r.column).length));
+  return [
+    "columns:",
+    ...mapping.read.map((r) => `  ${JSON.stringify(r.column).padEnd(width)} -> ${r.field}`),
+    ...(mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
+    ...(mapping.missing.length > 0 ? [`mapped but not in the file: ${mapping.missing.map((c) => JSON.stringify(c)).join(", ")}`] : []),
+  ];
+}
+
+/** Whether the file is read as CSV or XLSX: columns under a header, which a map can rename. */
+function isTabular(file: string, format: ImportFormat | undefined): boolean {
+  try {
+    const chosen = chooseFormat(file, format);
+    return chosen === "csv" || chosen === "xlsx";
+  } catch {
+    return false;
+  }
+}
+
+/** --prune, --range and --prune-max, checked together (docs/cli.md, "Full exports: --prune"). */
+function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: string; "prune-max"?: string }): PruneOptions | undefined {
+  if (!values.prune) {
+    if (values.range !== undefined || values["prune-max"] !== undefined) throw new UsageError(`--range and --prune-max go with --prune\nusage: ${USAGE}`);
+    return undefined;
+  }
+  if (kind === "holidays")
+    throw new UsageError(`--prune takes --kind employees or leave; holidays files replace public holidays per calendar-year already\nusage: ${USAGE}`);
+  const maxText = values["prune-max"];
+  const maxPercent = maxText === undefined ? DEFAULT_PRUNE_MAX_PERCENT : Number(maxText);
+  if (maxText !== undefined && (!/^\d+(\.\d+)?$/.test(maxText) || maxPercent > 100)) {
+    throw new UsageError(`--prune-max must be a percentage from 0 to 100, not '${maxText}'\nusage: ${USAGE}`);
+  }
+  if (kind === "employees") {
+    if (values.range !== undefined) throw new UsageError(`--range goes with --kind leave: employees are pruned whole\nusage: ${USAGE}`);
+    return { maxPercent };
+  }
+  const range = values.range;
+  if (range === undefined)
+    throw new UsageError(`--prune of leave needs --range FROM,TO: the bookings starting within it are what the file is the complete set of\nusage: ${USAGE}`);
+  const [from, to, more] = range.split(",").map((d) => d.trim());
+  if (more !== undefined || !from || !to || !isDate(from) || !isDate(to))
+    throw new UsageError(`--range must be FROM,TO as two dates YYYY-MM-DD, not '${range}'\nusage: ${USAGE}`);
+  if (to < from) throw new UsageError(`--range ends (${to}) before it starts (${from})\nusage: ${USAGE}`);
+  return { maxPercent, range: { from, to } };
+}
+
+/** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
+async function importMap(
+  file: string,
+  format: ImportFormat | undefined,
+  kind: ImportKind,
+  values: { map?: string; delimiter?: string; encoding?: string; sheet?: string; "date-format"?: string },
+): Promise<ImportMap> {
+  let chosen: ImportFormat | null;
+  try {
+    chosen = chooseFormat(file, format);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    chosen = null; // importFile says what is wrong with the name, in its own words.
+  }
+  const onlyFor = (flag: string, formats: ImportFormat[], what: string) => {
+    if (chosen !== null && !formats.includes(chosen)) throw new UsageError(`${flag} applies to ${what}, and this file is read as ${chosen}\nusage: ${USAGE}`);
+  };
+  if (values.delimiter !== undefined) onlyFor("--delimiter", ["csv"], "CSV files");
+  if (values.encoding !== undefined) onlyFor("--encoding", ["csv", "json", "jsonl"], "text files (an .xlsx says its own)");
+  if (values.sheet !== undefined) onlyFor("--sheet", ["xlsx"], ".xlsx workbooks");
+  const fields = importColumns(kind, chosen === "csv" || chosen === "xlsx");
+  const overrides = { delimiter: values.delimiter, encoding: values.encoding, sheet: values.sheet, dateFormat: values["date-format"] };
+  try {
+    return values.map === undefined ? checkImportMap({}, fields, overrides, "flags", kind) : await readImportMap(values.map, fields, overrides, kind);
+  } catch (error) {
+    if (!(error instanceof MapProblem)) throw error;
+    throw new CommandError(`${error.problems.join("\n")}\nthe map cannot be used; nothing was read`);
+  }
 }
 
 /** One line per public-holiday calendar-year set: what replaced the shipped set, and what that hides. */
@@ -124,7 +261,7 @@ function describeReplacement(r: PublicHolidayReplacement): string {
  * many more), then one closing line that counts every problem; with --json, the same
  * lines in one document on stdout with the count. Exit 1.
  */
-function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false }>, source: { stdin: boolean }): never {
+function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false }>, source: { stdin: boolean; mapHint: boolean }): never {
   const { errors, invalidRows } = outcome;
   // Past a thousand, the problems are counted, not listed: the last line listed says how many more.
   const count = outcome.problemCount ?? errors.length;
@@ -133,7 +270,9 @@ function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false
   const hint =
     source.stdin && errors.some((e) => e.includes("is not valid JSON"))
       ? "; stdin is read as JSON Lines: pass --format csv or --format json for other formats"
-      : "";
+      : source.mapHint && errors.some((e) => e.includes(": unknown field;"))
+        ? "; another system's columns can be mapped to these fields with --map FILE (docs/cli.md, \"Other systems' exports\")"
+        : "";
   if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: count, invalid_rows: invalidRows }, null, 2));
   const problems = count === 1 ? "1 problem" : `${count} problems`;
   const rows = invalidRows > 0 ? ` in ${invalidRows === 1 ? "1 row" : `${invalidRows} rows`}` : "";

@@ -15,7 +15,12 @@
  * adapters/sql/staged-inserts.ts.)
  */
 import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
-import { createRecordNormaliser, unknownColumns, type ImportKind } from "./normalise-records.ts";
+import { createRecordNormaliser, importColumns, type ImportKind, type ImportRow } from "./normalise-records.ts";
+import type { ImportProblem } from "./field-rules.ts";
+import { NO_MAP, type ImportMap } from "./import-map.ts";
+import { createPruner, type PruneOptions, type Pruner } from "./prune.ts";
+import { createRecordShaper, type MappingReport } from "./shape-records.ts";
+import { toUtf8 } from "./text-encodings.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
 import { ProblemList } from "./problem-list.ts";
@@ -47,7 +52,18 @@ export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holid
  * header problems aside).
  */
 export type ImportOutcome =
-  | { ok: true; rows: number; counts: WriteCounts; dryRun?: true; publicHolidays?: PublicHolidayReplacement[] }
+  | {
+      ok: true;
+      rows: number;
+      counts: WriteCounts;
+      dryRun?: true;
+      publicHolidays?: PublicHolidayReplacement[];
+      /** With `--prune`: the live records the file left out, deleted. */
+      pruned?: number;
+      /** With `describe`: the map as applied to the header, and the first rows as they would be stored. */
+      mapping?: MappingReport | null;
+      sample?: object[];
+    }
   /** `problemCount`, every problem found, is there when `errors` could not list them all (problem-list.ts). */
   | { ok: false; errors: string[]; invalidRows: number; problemCount?: number };
 
@@ -84,7 +100,16 @@ export interface ImportRecordsOptions {
   onProgress?: (rows: number) => void;
   /** Check and count everything, then roll back: what `--dry-run` reports. */
   dryRun?: boolean;
+  /** How another system's columns and values are read (`--map`); our own format when absent. */
+  map?: ImportMap;
+  /** The file is the complete set: live records it leaves out are deleted (`--prune`). */
+  prune?: PruneOptions;
+  /** Report the map as applied and the first rows as they would be stored (what `--dry-run` prints). */
+  describe?: boolean;
 }
+
+/** How many rows `describe` shows. */
+const SAMPLE_ROWS = 3;
 
 /** Imports already-read records (each with its line); all or nothing. */
 export async function importRecords(store: AdminStore, options: ImportRecordsOptions): Promise<ImportOutcome> {
@@ -95,23 +120,26 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   let fileProblem: FileProblem | null = null;
   let rows = 0;
   const publicHolidays: PublicHolidayReplacement[] = [];
-  /** A CSV header's unknown columns: reported once, at its line, and left out of every row. */
-  let dropped: readonly string[] = [];
+  const tabular = options.format === "csv" || options.format === "xlsx";
+  const shaper = createRecordShaper(kind, options.map ?? NO_MAP, tabular);
+  const sample: object[] = [];
+  let pruned: number | undefined;
   let headerLine: number | null = null;
   const fail = (line: number, field: string, problem: string) => failures.add(line, `${label}:${line}: ${field}: ${problem}`, line !== headerLine);
   try {
     await store.runImport(async (writer) => {
       const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
       const applier = createApplier(kind, ctx);
-      const normalise = createRecordNormaliser(kind, { organisationId, text: options.format === "csv" });
+      const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
+      await pruner?.start();
+      const normalise = createRecordNormaliser(kind, { organisationId, text: tabular });
+      const rowProblems: ImportProblem[] = [];
       let batch: PendingRow[] = [];
       try {
         for await (const { line, record } of options.records) {
           if (record instanceof CsvHeader) {
             headerLine = line;
-            const problems = unknownColumns(kind, record.names);
-            for (const p of problems) fail(line, p.field, p.problem);
-            dropped = problems.map((p) => p.field);
+            for (const p of shaper.header(record.names)) fail(line, p.field, p.problem);
             continue;
           }
           rows++;
@@ -121,12 +149,17 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
             fail(line, "row", record.problem);
             continue;
           }
-          if (dropped.length > 0) for (const column of dropped) delete (record as Record<string, unknown>)[column];
-          const result = normalise(record);
-          if (!result.ok) {
-            for (const p of result.problems) fail(line, p.field, p.problem);
+          rowProblems.length = 0;
+          const result = normalise(shaper.row(record, rowProblems));
+          if (!result.ok || rowProblems.length > 0) {
+            // A date the map could not read is left out of the record: its "is required" would say the same again.
+            const told = new Set(rowProblems.map((p) => p.field));
+            const problems = [...rowProblems, ...(result.ok ? [] : result.problems.filter((p) => !told.has(p.field)))];
+            for (const p of problems) fail(line, shaper.describeField(p.field), p.problem);
             continue;
           }
+          pruner?.note(result.row);
+          if (options.describe && sample.length < SAMPLE_ROWS) sample.push(storedForm(result.row));
           batch.push({ line, row: result.row });
           if (batch.length >= BATCH_SIZE) {
             await applier.applyBatch(batch);
@@ -135,6 +168,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
         }
         await applier.applyBatch(batch);
         await applier.finish();
+        if (pruner !== null && failures.count === 0) pruned = await pruner.finish(rows);
         if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
       } catch (error) {
         if (!(error instanceof FileProblem)) throw error;
@@ -145,7 +179,8 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
       if (options.dryRun) throw new DryRunDone();
     });
   } catch (error) {
-    if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true);
+    const extra: Extras = { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
+    if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true, extra);
     if (!(error instanceof ImportRejected)) throw error;
     const errors = failures.listed();
     const unlisted = failures.count - errors.length;
@@ -158,11 +193,39 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
     const problemCount = failures.count + (fileProblem === null ? 0 : 1);
     return { ok: false, errors, invalidRows: failures.invalidRows, ...(unlisted > 0 ? { problemCount } : {}) };
   }
-  return succeeded(rows, counts, publicHolidays, false);
+  return succeeded(rows, counts, publicHolidays, false, { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) });
 }
 
-function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean): ImportOutcome {
-  return { ok: true, rows, counts, ...(dryRun ? { dryRun: true as const } : {}), ...(publicHolidays.length > 0 ? { publicHolidays } : {}) };
+type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "mapping" | "sample">;
+
+function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean, extra: Extras): ImportOutcome {
+  return {
+    ok: true,
+    rows,
+    counts,
+    ...(dryRun ? { dryRun: true as const } : {}),
+    ...(publicHolidays.length > 0 ? { publicHolidays } : {}),
+    ...(extra.pruned !== undefined ? { pruned: extra.pruned } : {}),
+    ...(extra.mapping !== undefined ? { mapping: extra.mapping, sample: extra.sample } : {}),
+  };
+}
+
+/** A valid row as the import would store it: what `--dry-run` shows of the first rows. */
+function storedForm(row: ImportRow): object {
+  switch (row.type) {
+    case "employee":
+      return row.employee;
+    case "booking": {
+      const { leave_type_id: _, ...booking } = row.booking;
+      return { ...booking, leave_type: row.leaveType };
+    }
+    case "closure":
+      return row.closure;
+    case "public_holiday":
+      return { type: "public", calendar: row.calendar, date: row.date, name: row.name, ...(row.deleted ? { deleted: true } : {}) };
+    case "delete":
+      return { id: row.id, deleted: true };
+  }
 }
 
 /** `FILE: problem`, or `FILE:LINE: problem` when the problem is at one line. */
@@ -183,42 +246,63 @@ export interface ImportFileOptions {
   now?: number;
   /** Check and count everything, write nothing. */
   dryRun?: boolean;
+  /** How the file is read: its columns, values, dates, delimiter, encoding and sheet (`--map` with the flags over it). */
+  map?: ImportMap;
+  prune?: PruneOptions;
+  /** Report the map as applied and the first rows as they would be stored. */
+  describe?: boolean;
 }
 
 /** Reads a file (or stdin) in its format and imports it; all or nothing. */
 export async function importFile(store: AdminStore, options: ImportFileOptions): Promise<ImportOutcome> {
   const label = sourceLabel(options.file);
+  const map = options.map ?? NO_MAP;
   let format: ImportFormat;
-  let chunks: AsyncIterable<Uint8Array>;
+  let chunks: AsyncIterable<Uint8Array> | null = null;
   let size: number | undefined;
   try {
     format = chooseFormat(options.file, options.format);
-    if (options.file !== "-") ({ chunks, size } = await openFile(options.file));
+    if (format === "xlsx") {
+      if (options.file === "-") throw new FileProblem("an .xlsx workbook is read from a file, not from stdin: give its path");
+    } else if (options.file !== "-") ({ chunks, size } = await openFile(options.file));
     else if (options.stdin) chunks = options.stdin();
     else throw new FileProblem("reading stdin is not available here");
   } catch (error) {
     if (!(error instanceof FileProblem)) throw error;
     return { ok: false, errors: [describeFileProblem(label, error)], invalidRows: 0 };
   }
-  const read = format === "csv" ? readCsv : format === "json" ? readJsonArray : readJsonl;
   const progress = options.progress ? createProgressLine(options.progress, undefined, undefined, size) : null;
   let bytesRead = 0;
+  let records: AsyncIterable<SourceRecord>;
+  // The workbook reader and its library load only when a workbook is read.
+  if (format === "xlsx" || chunks === null) records = (await import("./read-xlsx.ts")).readXlsx(options.file, { sheet: map.sheet });
+  else {
+    const text = toUtf8(
+      progress
+        ? countingBytes(chunks, (n) => {
+            bytesRead += n;
+          })
+        : chunks,
+      map.encoding,
+    );
+    if (format === "csv") {
+      const known = new Set([...importColumns(options.kind, true), ...Object.keys(map.columns)]);
+      records = readCsv(text, { delimiter: map.delimiter, scoreHeader: (names) => names.filter((n) => known.has(n)).length });
+    } else records = format === "json" ? readJsonArray(text) : readJsonl(text);
+  }
   try {
     return await importRecords(store, {
       organisationId: options.organisationId,
       kind: options.kind,
       label,
-      records: read(
-        progress
-          ? countingBytes(chunks, (n) => {
-              bytesRead += n;
-            })
-          : chunks,
-      ),
+      records,
       format,
       now: options.now,
       onProgress: progress ? (rows) => progress.update(rows, bytesRead) : undefined,
       dryRun: options.dryRun,
+      map,
+      prune: options.prune,
+      describe: options.describe,
     });
   } finally {
     progress?.done();

@@ -160,6 +160,11 @@ function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unkn
   return nested;
 }
 
+/** The names a record of `kind` may have: as CSV columns (`tabular`: a leave type's as `leave_type_…`), or as JSON fields. */
+export function importColumns(kind: ImportKind, tabular: boolean): readonly string[] {
+  return tabular ? ALLOWED[kind].csv : ALLOWED[kind].json;
+}
+
 /**
  * A CSV header's columns that `kind` does not have, as problems to report once, at the
  * header's line (docs/cli.md, "Errors and transactions"), rather than on every row; the

@@ -18,8 +18,10 @@
 import { Readable, pipeline } from "node:stream";
 import { isUtf8 } from "node:buffer";
 import { CsvError, parse, type Options, type Parser } from "csv-parse";
+import { parse as parseSync } from "csv-parse/sync";
+import { DELIMITERS } from "./import-map.ts";
 import { concatBytes, readLines } from "./read-lines.ts";
-import { CsvHeader, FileProblem, MAX_RECORD_BYTES, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
+import { checkedHeader, CsvHeader, FileProblem, MAX_RECORD_BYTES, notUtf8, tooLong, UnreadableRecord, type SourceRecord } from "./source.ts";
 
 /** A record's cells and the line it starts on. */
 interface NumberedCells {
@@ -30,12 +32,28 @@ interface NumberedCells {
 const LINE_BREAK = /\r\n|\r|\n/g;
 const countLineBreaks = (text: string) => text.match(LINE_BREAK)?.length ?? 0;
 
-export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable<SourceRecord> {
+export interface ReadCsvOptions {
+  /** The delimiter; detected from the header line when not given (see chooseDelimiter). */
+  delimiter?: string;
+  /** How many of a header's names the import knows (fields, or columns the map names): what detection goes by. */
+  scoreHeader?: (names: string[]) => number;
+}
+
+export async function* readCsv(chunks: AsyncIterable<Uint8Array>, csv: ReadCsvOptions = {}): AsyncIterable<SourceRecord> {
+  const blocks = checkedBlocks(chunks)[Symbol.asyncIterator]();
+  const first = await blocks.next();
+  const delimiter = first.done ? "," : chooseDelimiter(first.value, csv);
+  async function* again(): AsyncIterable<Uint8Array> {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await blocks.next(); !next.done; next = await blocks.next()) yield next.value;
+  }
   // Counted as csv-parse meets each record, so that a parse error, which may overtake
   // records read ahead, still knows the line its record starts on.
   let nextLine = 1;
   const options: Options<NumberedCells, { record: string[]; raw: string }> = {
     bom: true,
+    delimiter,
     raw: true,
     relax_column_count: true,
     skip_empty_lines: false,
@@ -49,7 +67,7 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>): AsyncIterable
   };
   // csv-parse's typings take a record changed by on_record only along with `columns`.
   const parser: Parser = parse(options as unknown as Options);
-  pipeline(Readable.from(checkedBlocks(chunks)), parser, (error) => {
+  pipeline(Readable.from(again()), parser, (error) => {
     if (error) parser.destroy(error);
   });
   let header: string[] | null = null;
@@ -117,11 +135,49 @@ function describeCsvError(error: CsvError): string {
   }
 }
 
-function readHeader(cells: string[], line: number): string[] {
-  const names = cells.map((c) => c.trim());
-  names.forEach((name, i) => {
-    if (name === "") throw new FileProblem(`header: column ${i + 1} has no name`, line);
-    if (names.indexOf(name) !== i) throw new FileProblem(`header: column "${name}" appears twice`, line);
+/**
+ * The delimiter of a CSV whose first block of lines is `block`: the one given, else of
+ * `,` `;` tab and `|` the one whose split of the header line gives the most columns the
+ * import knows, then the most columns (a file of unknown columns is still split as it
+ * was written, so that its problems name real columns). A delimiter given that leaves
+ * the header one column, where another splits it, is named in the problem.
+ */
+function chooseDelimiter(block: Uint8Array, csv: ReadCsvOptions): string {
+  const lines = new TextDecoder().decode(block).split(/\r\n|\r|\n/);
+  const at = Math.max(
+    0,
+    lines.findIndex((line) => line.trim() !== ""),
+  );
+  const headerLine = lines[at] ?? "";
+  const score = csv.scoreHeader ?? (() => 0);
+  const candidates = DELIMITERS.map((delimiter) => {
+    const names = splitHeader(headerLine, delimiter);
+    return { delimiter, columns: names.length, known: score(names) };
   });
-  return names;
+  const best = [...candidates].sort((a, b) => b.known - a.known || b.columns - a.columns)[0]!;
+  if (csv.delimiter === undefined) return best.columns > 1 || best.known > 0 ? best.delimiter : ",";
+  const given = candidates.find((c) => c.delimiter === csv.delimiter);
+  if (given !== undefined && given.columns === 1 && best.columns > 1) {
+    throw new FileProblem(
+      `header: is one column when split at ${describeDelimiter(csv.delimiter)}; it looks separated by ${describeDelimiter(best.delimiter)}: pass --delimiter ${best.delimiter === "\t" ? "tab" : `'${best.delimiter}'`}`,
+      at + 1,
+    );
+  }
+  return csv.delimiter;
+}
+
+const describeDelimiter = (delimiter: string) => (delimiter === "\t" ? "tabs" : `"${delimiter}"`);
+
+/** A header line's names when split at `delimiter` (quotes honoured); unreadable as CSV, no names. */
+function splitHeader(line: string, delimiter: string): string[] {
+  try {
+    const [names] = parseSync(line, { delimiter, bom: true, relax_quotes: true, relax_column_count: true }) as string[][];
+    return (names ?? []).map((name) => name.trim());
+  } catch {
+    return [];
+  }
+}
+
+function readHeader(cells: string[], line: number): string[] {
+  return checkedHeader(cells, line, (i) => String(i + 1));
 }

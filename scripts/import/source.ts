@@ -8,8 +8,8 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 
-export type ImportFormat = "jsonl" | "json" | "csv";
-export const IMPORT_FORMATS: readonly ImportFormat[] = ["jsonl", "json", "csv"];
+export type ImportFormat = "jsonl" | "json" | "csv" | "xlsx";
+export const IMPORT_FORMATS: readonly ImportFormat[] = ["jsonl", "json", "csv", "xlsx"];
 
 /** One record of the file and the physical line it starts on (1-based). */
 export interface SourceRecord {
@@ -61,8 +61,8 @@ export function chooseFormat(file: string, format?: ImportFormat): ImportFormat 
   if (format !== undefined) return format;
   if (file === "-") return "jsonl";
   const extension = /\.([A-Za-z]+)$/.exec(file)?.[1]?.toLowerCase();
-  if (extension === "jsonl" || extension === "json" || extension === "csv") return extension;
-  throw new FileProblem("cannot tell the format from the file name: name it .jsonl, .json or .csv, or pass --format jsonl|json|csv");
+  if (extension === "jsonl" || extension === "json" || extension === "csv" || extension === "xlsx") return extension;
+  throw new FileProblem("cannot tell the format from the file name: name it .jsonl, .json, .csv or .xlsx, or pass --format jsonl|json|csv|xlsx");
 }
 
 /** The file's bytes as a stream, and its size for the progress line; a missing or unreadable file is a FileProblem. */
@@ -118,7 +118,11 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
 }
 
 /** Input must be UTF-8 (README "Importing data"); the first line that is not stops the import. */
-export const notUtf8 = (line: number) => new FileProblem("row: is not valid UTF-8; save the file as UTF-8 (reading stopped at this line)", line);
+export const notUtf8 = (line: number) =>
+  new FileProblem(
+    "row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le (reading stopped at this line)",
+    line,
+  );
 
 /** Lines and records are at most MAX_RECORD_BYTES; `what` is "a line" or "a record". */
 export const tooLong = (size: number, what: string) =>

@@ -1,0 +1,93 @@
+/**
+ * `import --prune` (docs/cli.md, "Full exports: --prune"; DECISIONS §11): the file is the
+ * complete set of its kind, so the organisation's live records it leaves out are
+ * deleted, in the same transaction as the rest of the import. For leave the set is the
+ * bookings starting within `--range FROM,TO`; bookings outside it are imported as usual
+ * and prune nothing.
+ *
+ * Two guards, since a wrong file would otherwise empty the organisation: a file with no
+ * rows is never a complete set, and deleting more than `maxPercent` of the records that
+ * were live before the import (25% unless `--prune-max` says) is refused, saying how many
+ * it would have deleted. Either refusal fails the import as a whole.
+ *
+ * The ids the file names are remembered in a UuidSet (16 bytes each); the store's live
+ * ids are then read in pages, in id order, twice: once to count what is absent, and once,
+ * when that is allowed, to delete it page by page.
+ */
+import type { PruneScope } from "../../lib/admin-store.ts";
+import type { ImportContext } from "./import-context.ts";
+import type { ImportKind, ImportRow } from "./normalise-records.ts";
+import { FileProblem } from "./source.ts";
+import { UuidSet } from "./uuid-set.ts";
+
+export const DEFAULT_PRUNE_MAX_PERCENT = 25;
+const PAGE = 1000;
+
+export interface PruneOptions {
+  /** The most, in percent of the live records, a prune may delete. */
+  maxPercent: number;
+  /** Leave only: the bookings whose start date is within from..to (inclusive) are the set. */
+  range?: { from: string; to: string };
+}
+
+export interface Pruner {
+  /** Counts the live records before anything is written. */
+  start(): Promise<void>;
+  /** A valid row of the file: the record it names is in the set. */
+  note(row: ImportRow): void;
+  /** Deletes the live records the file left out, after its last row was written; returns how many. */
+  finish(rows: number): Promise<number>;
+}
+
+export function createPruner(kind: ImportKind, options: PruneOptions, ctx: ImportContext): Pruner {
+  if (kind === "holidays") throw new Error("--prune takes employees or leave");
+  if (kind === "leave" && options.range === undefined) throw new Error("--prune of leave needs a range");
+  const scope: PruneScope = kind === "employees" ? { record: "employee" } : { record: "booking", ...options.range! };
+  const range = kind === "leave" ? options.range! : null;
+  const { writer, organisationId: org } = ctx;
+  const seen = new UuidSet();
+  let before = 0;
+
+  /** Each page of live ids the file left out, read in id order; `act` may delete them. */
+  const eachAbsentPage = async (act: (ids: string[]) => Promise<void>) => {
+    let after: string | null = null;
+    for (;;) {
+      const page = await writer.liveIds(org, scope, after, PAGE);
+      if (page.length === 0) return;
+      await act(page.filter((id) => !seen.has(id)));
+      after = page[page.length - 1]!;
+    }
+  };
+
+  return {
+    async start() {
+      before = await writer.countLive(org, scope);
+    },
+    note(row) {
+      if (row.type === "employee") seen.add(row.employee.id);
+      else if (row.type === "booking" && range !== null && row.booking.start_date >= range.from && row.booking.start_date <= range.to) seen.add(row.booking.id);
+    },
+    async finish(rows) {
+      const what = range === null ? "employees" : `bookings starting ${range.from} to ${range.to}`;
+      if (rows === 0) throw new FileProblem("--prune: the file has no rows, and an empty file is never taken for the complete set");
+      let absent = 0;
+      await eachAbsentPage(async (ids) => {
+        absent += ids.length;
+      });
+      if (absent * 100 > options.maxPercent * before) {
+        const percent = Math.ceil((absent * 100) / before);
+        throw new FileProblem(
+          `--prune would delete ${absent.toLocaleString("en")} of the ${before.toLocaleString("en")} live ${what} (${percent}%), those the file leaves out; ` +
+            `it deletes at most ${options.maxPercent}% unless --prune-max allows more (--prune-max ${percent})`,
+        );
+      }
+      let pruned = 0;
+      await eachAbsentPage(async (ids) => {
+        if (ids.length === 0) return;
+        const counts = kind === "employees" ? await writer.deleteEmployees(org, ids, ctx.now) : await writer.deleteLeaveBookings(org, ids, ctx.now);
+        pruned += counts.deleted;
+      });
+      return pruned;
+    },
+  };
+}
