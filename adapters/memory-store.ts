@@ -192,6 +192,25 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
       return contentsOf(id);
     },
 
+    async findEmployeeForErasure(organisationId, key) {
+      open();
+      // The memory store keeps no external id: an employee imported by one is found by the id derived from it, among `ids`.
+      for (const id of key.ids) {
+        const e = tables.employees.get(keyOf(organisationId, id));
+        if (!e || e.deleted) continue;
+        let bookings = 0;
+        for (const b of tables.bookings.values()) if (b.organisation_id === organisationId && b.employee_id === id && !b.deleted) bookings++;
+        return { id, external_id: null, first_name: e.first_name, last_name: e.last_name, bookings };
+      }
+      return null;
+    },
+
+    async scrubDeleted() {
+      open();
+      // A deleted record is gone from the maps (memory/memory-import-writer.ts): nothing is left to clear.
+      return { complete: true };
+    },
+
     async deleteOrganisation(id) {
       open();
       // After the imports queued before it, so that none puts the organisation's records back.

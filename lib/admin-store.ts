@@ -35,14 +35,18 @@ export interface EmployeeCalendarFacts {
  * Writes of one import, all inside one transaction. Upserts write only what changed (what a
  * client can see of a record, lib/imported-content.ts), so an identical re-import moves no
  * `updated_at` (docs/api.md, "Incremental sync"); later rows with the same id win and count
- * once; a deleted record written again comes back, counted as updated. Each returns
+ * once. A deleted employee or booking keeps nothing but its tombstone (DECISIONS §13), so
+ * one written again is created afresh; a deleted closure day comes back, counted as
+ * updated. Each returns
  * counts. A booking whose employee (deleted or not) or leave type does not exist, or a
  * record of an unknown organisation, fails the import.
  */
 export interface ImportWriter {
-  /** A deleted employee written again bumps `updated_at` of its bookings, which are visible again. */
   upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts>;
-  /** Soft-deletes these employees; unknown or already deleted ids are left alone. */
+  /**
+   * Deletes these employees and their bookings outright, tombstones written for what was
+   * listed (DECISIONS §13); unknown ids are left alone.
+   */
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
   /** Non-deleted employees among `ids`, as seen inside this transaction. */
   employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>>;
@@ -67,6 +71,21 @@ export type PruneScope = { record: "employee" } | { record: "booking"; from: str
 
 export interface NewClient extends ApiClient {
   secret_digest: string;
+}
+
+/** What `scrubDeleted` managed: `complete` is false when a checkpoint had to be left owed (other readers held the log). */
+export interface ScrubOutcome {
+  complete: boolean;
+}
+
+/** An employee as `leaveapi erase` names them before erasing: enough for the admin to know it is the right person. */
+export interface ErasureTarget {
+  id: string;
+  external_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  /** How many bookings they have. */
+  bookings: number;
 }
 
 /** What an organisation holds, as `org delete` counts it before and after deleting. */
@@ -98,6 +117,19 @@ export interface AdminStore {
   renameOrganisation(id: string, name: string): Promise<Organisation | null>;
   /** How many records of each kind the organisation holds (deleted ones included); `null` when it does not exist. */
   countOrganisationContents(id: string): Promise<OrganisationContents | null>;
+  /**
+   * The organisation's employee with one of `ids`, or whose stored external id is
+   * `externalId`; `null` when there is none (DECISIONS §13, `leaveapi erase`).
+   */
+  findEmployeeForErasure(organisationId: string, key: { ids: string[]; externalId: string | null }): Promise<ErasureTarget | null>;
+  /**
+   * Clears what deleted records may have left in the database's files (DECISIONS §13):
+   * on SQLite a checkpoint that truncates the write-ahead log (owed for later when readers
+   * hold it: `wait: false` never waits for them, `onlyIfOwed` runs only when one is owed);
+   * on Postgres a vacuum of the record tables. An import that deleted anything, and
+   * `deleteOrganisation`, run it themselves.
+   */
+  scrubDeleted(options?: { wait?: boolean; onlyIfOwed?: boolean }): Promise<ScrubOutcome>;
   /**
    * Deletes the organisation and everything it holds (records, deleted ones included, its
    * clients and their tokens) in one transaction, and says how much went; `null` when it

@@ -26,6 +26,8 @@ export interface RecordText<K extends string | number> {
 /** A page already written as JSON text: `JSON.stringify` of the `Page` it stands for. */
 export interface PageText {
   readonly pageJson: string;
+  /** How many records it holds: what the request log counts (docs/api.md, "Personal data"). */
+  readonly count: number;
 }
 
 export function isPageText(body: unknown): body is PageText {
@@ -49,7 +51,7 @@ export function pageText(page: Page<string>): PageText {
   const cursor = page.next_cursor === null ? "null" : JSON.stringify(page.next_cursor);
   let data = "";
   for (const record of page.data) data = data === "" ? record : `${data},${record}`;
-  return { pageJson: `{"has_more":${page.has_more},"next_cursor":${cursor},"data":[${data}]}` };
+  return { pageJson: `{"has_more":${page.has_more},"next_cursor":${cursor},"data":[${data}]}`, count: page.data.length };
 }
 
 /** An object's members as JSON text, without its braces: what goes between two other members. */

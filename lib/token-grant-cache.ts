@@ -117,6 +117,8 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     rotateClientSecret: (clientId, secretDigest, previousExpiresAt) => store.rotateClientSecret(clientId, secretDigest, previousExpiresAt),
     revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
     runImport: <T>(work: (writer: ImportWriter) => Promise<T>) => store.runImport(work),
+    findEmployeeForErasure: (organisationId, key) => store.findEmployeeForErasure(organisationId, key),
+    scrubDeleted: (options) => store.scrubDeleted(options),
   };
   return { ...cached, ...admin };
 }

@@ -31,8 +31,13 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[
   },
   {
     name: "import",
-    summary: "import employees, leave bookings or holidays from a JSONL, JSON or CSV file",
+    summary: "import employees, leave bookings or holidays from a JSONL, JSON, CSV or XLSX file",
     load: async () => (await import("./commands/import.ts")).importCommand,
+  },
+  {
+    name: "erase",
+    summary: "erase one employee and their bookings for good (an erasure request)",
+    load: async () => (await import("./commands/erase.ts")).eraseCommand,
   },
   {
     name: "demo",

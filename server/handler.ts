@@ -8,6 +8,7 @@
  * scope (403) → parameters (400) → lookup (404). Nothing a request carries can make this
  * function throw: every failure becomes an answer.
  */
+import { isPageText } from "../lib/record-text.ts";
 import { IttyRouter, type IRequest } from "itty-router";
 import { ApiError, StoreUnavailableError, invalidRequest, methodNotAllowed, notFound, serverError, storeUnavailable } from "../lib/errors.ts";
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
@@ -44,6 +45,8 @@ export interface RequestLogEntry {
   duration_ms: number;
   organisation_id?: string;
   client_id?: string;
+  /** How many records a data request answered with (a page's, a holiday list's, or 1 for one employee): with the organisation and client, who read how much (docs/api.md, "Personal data"). */
+  records?: number;
   error?: string;
   /**
    * True when no route matched, so that `route` is the request's own path: a metric
@@ -146,6 +149,7 @@ interface RequestState {
   route: string;
   organisationId?: string;
   clientId?: string;
+  records?: number;
 }
 
 /**
@@ -189,7 +193,9 @@ export function createHandler(options: HandlerOptions): Handler {
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
     readBudget.spend(grant.client_id, state.now);
-    return json(200, await endpoint(grant.organisation_id, state.url, req));
+    const body = await endpoint(grant.organisation_id, state.url, req);
+    state.records = recordsIn(body);
+    return json(200, body);
   };
 
   const metadata = (route: string, state: RequestState) => {
@@ -329,10 +335,18 @@ export function createHandler(options: HandlerOptions): Handler {
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       organisation_id: state?.organisationId,
       client_id: state?.clientId,
+      records: state?.records,
       error: failure === undefined ? undefined : redactSecrets(failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)),
     });
     return finish(response, requestId, method === "HEAD");
   };
+}
+
+/** How many records an answer's body holds: a page's or a list's `data`, one record's 1. */
+function recordsIn(body: unknown): number {
+  if (isPageText(body)) return body.count;
+  const data = (body as { data?: unknown } | null)?.data;
+  return Array.isArray(data) ? data.length : data === undefined || data === null ? 0 : 1;
 }
 
 /**

@@ -89,7 +89,7 @@ describe("the client against the real handler", () => {
     expect([third.employees, third.leaveRequests]).toEqual([[], []]);
   });
 
-  test("bookings that come back with their re-imported employee are seen by the next sync", async () => {
+  test("an employee and bookings imported again after their deletion are seen by the next sync", async () => {
     const { world, organisationId, api } = await connectedWorld();
     const person = employee();
     const held = booking(person.id);
@@ -102,7 +102,8 @@ describe("the client against the real handler", () => {
     expect([full.employees, full.leaveRequests]).toEqual([[], []]);
 
     world.clock.advance(60_000);
-    await seed(world, organisationId, { employees: [person] });
+    // Deleted with the employee, the booking was not kept (DECISIONS §13): the file brings both again.
+    await seed(world, organisationId, { employees: [person], bookings: [held] });
     world.clock.advance(60_000);
     const next = await api.sync({ ...range, since: full.since });
     expect(next.employees.map((e) => e.id)).toEqual([person.id]);

@@ -90,7 +90,7 @@ describe("what the feed lists", () => {
     expect(await leaveIds(ctx)).toEqual([annual.id]);
   });
 
-  test("an employee written again leaves the feed with their bookings, except one deleted on its own", async () => {
+  test("an employee written again leaves the feed; their bookings, deleted with them, leave it when they are imported again", async () => {
     const ctx = await freshWorld();
     const { e, annual, start } = await seeded(ctx);
     const other = booking(e.id, { start_date: "2026-05-04", end_date: "2026-05-05", days: 2 });
@@ -107,6 +107,10 @@ describe("what the feed lists", () => {
     ctx.world.clock.advance(ONE_SECOND);
     await seed(ctx.world, ctx.organisationId, { employees: [e] });
     expect(await feed(ctx, "employees", start)).toEqual([]);
+    // Deleted with the employee, nothing of the bookings was kept (DECISIONS §13): they stay gone until a file brings them.
+    expect((await feed(ctx, "leave-requests", start)).map((d) => d.id)).toEqual([other.id, annual.id]);
+    ctx.world.clock.advance(ONE_SECOND);
+    await seed(ctx.world, ctx.organisationId, { bookings: [annual] });
     expect((await feed(ctx, "leave-requests", start)).map((d) => d.id)).toEqual([other.id]);
   });
 

@@ -82,14 +82,17 @@ test("stdout holds one JSON line per request with the request fields, the caller
   expect(requests).toHaveLength(requestsMade);
   for (const entry of requests) {
     expect(Object.keys(entry).sort()).toEqual(
-      ["client_id", "duration_ms", "level", "method", "organisation_id", "request_id", "route", "status", "time"].sort(),
+      ["client_id", "duration_ms", "level", "method", "organisation_id", "records", "request_id", "route", "status", "time"].sort(),
     );
     expect(entry.level).toBe("info");
     expect(typeof entry.duration_ms).toBe("number");
     expect(new Date(entry.time as string).toISOString()).toBe(entry.time as string);
   }
   const read = requests.find((e) => e.request_id === "log-test-1" && e.route === "/v1/employees/{id}");
-  expect(read).toMatchObject({ method: "GET", status: 200, organisation_id: p.organisationId, client_id: p.clientId });
+  // Who read how much: one employee by id is one record; a token request reads none.
+  expect(read).toMatchObject({ method: "GET", status: 200, organisation_id: p.organisationId, client_id: p.clientId, records: 1 });
+  expect(requests.filter((e) => e.route === "/v1/oauth/token").every((e) => e.records === null)).toBe(true);
+  expect(requests.find((e) => e.route === "/v1/employees" && e.status === 200)?.records).toBe(2);
   expect(requests.filter((e) => e.route === "/v1/oauth/token" && e.status === 200 && e.client_id === p.clientId)).toHaveLength(2);
   expect(requests.some((e) => e.route === "[redacted]" || e.route === "/v1/employees/{id}")).toBe(true);
 });

@@ -128,7 +128,7 @@ describe("request log", () => {
   test("JSON lines have a stable set of keys, null where the caller is unknown", () => {
     const { lines, logger } = collect("info", "auto");
     logger.request(entry());
-    logger.request(entry({ organisation_id: "o1", client_id: "svcc_1" }));
+    logger.request(entry({ organisation_id: "o1", client_id: "svcc_1", records: 3 }));
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       {
         time: "2026-03-01T09:30:00.000Z",
@@ -140,6 +140,7 @@ describe("request log", () => {
         duration_ms: 1.25,
         organisation_id: null,
         client_id: null,
+        records: null,
       },
       {
         time: "2026-03-01T09:30:00.000Z",
@@ -151,6 +152,7 @@ describe("request log", () => {
         duration_ms: 1.25,
         organisation_id: "o1",
         client_id: "svcc_1",
+        records: 3,
       },
     ]);
   });

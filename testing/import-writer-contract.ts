@@ -164,17 +164,18 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
     );
 
     test(
-      "a deleted employee imported again is updated, and its bookings move to the import's updated_at",
+      "a deleted employee goes with their bookings, nothing of them kept; imported again, they are created afresh, without the bookings",
       withStore(async (store) => {
         await seed(store, [employee(E1), employee(E2)], [booking(K1, E1), booking(K2, E2)]);
         await store.runImport((w) => w.deleteEmployees(ORG, [E1], U[2]));
         expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
-        expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E1)], U[3]))).toEqual(counts({ updated: 1 }));
+        // Gone, not hidden: what --prune and the deletion count see, inside an import.
+        expect(await store.runImport((w) => w.liveIds(ORG, { record: "booking", from: "0001-01-01", to: "9999-12-31" }, null, 10))).toEqual([K2]);
+        expect(await store.runImport((w) => w.upsertEmployees(ORG, [employee(E1)], U[3]))).toEqual(counts({ created: 1 }));
         expect((await store.findEmployee(ORG, E1))?.updated_at).toBe(U[3]);
-        expect(await leaveVersions(store)).toEqual([
-          [K1, U[3]],
-          [K2, U[1]],
-        ]);
+        expect(await leaveVersions(store)).toEqual([[K2, U[1]]]);
+        // Their bookings are new again too, when the file brings them.
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, [booking(K1, E1)], U[4]))).toEqual(counts({ created: 1 }));
       }),
     );
 
@@ -268,7 +269,7 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
     );
 
     test(
-      "bookings: created, unchanged when imported again, updated when changed, deleted softly",
+      "bookings: created, unchanged when imported again, updated when changed, deleted outright and created afresh",
       withStore(async (store) => {
         await seed(store, [employee(E1)], []);
         const rows = [booking(K1, E1), booking(K2, E1, { start_date: "2026-05-04", end_date: "2026-05-04", days: 1 })];
@@ -288,7 +289,7 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
 
         expect(await store.runImport((w) => w.deleteLeaveBookings(ORG, [K2, K2, E9], U[4]))).toEqual(counts({ deleted: 1, unchanged: 1 }));
         expect(await leaveVersions(store)).toEqual([[K1, U[3]]]);
-        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, [rows[1]!], U[5]))).toEqual(counts({ updated: 1 }));
+        expect(await store.runImport((w) => w.upsertLeaveBookings(ORG, [rows[1]!], U[5]))).toEqual(counts({ created: 1 }));
         expect(await leaveVersions(store)).toEqual([
           [K1, U[3]],
           [K2, U[5]],

@@ -88,6 +88,19 @@ function bumpBookings(t: MemoryTables, organisationId: string, touched: (b: Stor
 }
 
 /**
+ * Deletes the records among `ids` outright (DECISIONS §13: a deleted employee or booking
+ * keeps nothing but its tombstone); unknown ones count as unchanged.
+ */
+function eraseRecords<S extends Versioned>(table: Map<string, S>, organisationId: string, ids: Iterable<string>): WriteCounts {
+  const counts = noCounts();
+  for (const id of new Set(ids)) {
+    if (table.delete(keyOf(organisationId, id))) counts.deleted++;
+    else counts.unchanged++;
+  }
+  return counts;
+}
+
+/**
  * The writer of one import over `t`, the import's own copy of the tables.
  * `hasOrganisation` stands in for the SQL schema's reference from every record to its
  * organisation.
@@ -106,20 +119,11 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
     async upsertEmployees(organisationId, rows: EmployeeInput[], now) {
       requireOrganisation(organisationId, rows);
       const records = rows.map((r) => ({ ...pickFields(r, EMPLOYEE_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
-      let written: ReturnType<typeof writeChanged> | undefined;
-      const ids = new Set(records.map((r) => r.id));
-      // Only a deleted employee written again can show bookings again.
-      const revivable = [...ids].some((id) => t.employees.get(keyOf(organisationId, id))?.deleted);
-      const bookings = revivable ? (b: StoredBooking) => ids.has(b.employee_id) : undefined;
-      keepingTombstones(t, organisationId, now, { employeeIds: ids, bookings }, () => {
-        written = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT));
+      let counts = noCounts();
+      // A deleted employee is gone (deleteEmployees): one imported again is new, and loses its tombstone here.
+      keepingTombstones(t, organisationId, now, { employeeIds: records.map((r) => r.id) }, () => {
+        counts = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT)).counts;
       });
-      const { counts, revived } = written!;
-      // A deleted employee's bookings are hidden; brought back, they are visible again, so
-      // their updated_at must move or an incremental sync would never see them (docs/api.md,
-      // "Incremental sync").
-      const back = new Set(revived);
-      if (back.size > 0) bumpBookings(t, organisationId, (b) => back.has(b.employee_id), now);
       return counts;
     },
 
@@ -127,7 +131,9 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       const gone = new Set(ids);
       let counts = noCounts();
       keepingTombstones(t, organisationId, now, { employeeIds: gone, bookings: (b) => gone.has(b.employee_id) }, () => {
-        counts = softDelete(t.employees, organisationId, ids, now);
+        const theirs = [...t.bookings.values()].filter((b) => b.organisation_id === organisationId && gone.has(b.employee_id)).map((b) => b.id);
+        eraseRecords(t.bookings, organisationId, theirs);
+        counts = eraseRecords(t.employees, organisationId, gone);
       });
       return counts;
     },
@@ -181,7 +187,7 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       const gone = new Set(ids);
       let counts = noCounts();
       keepingTombstones(t, organisationId, now, { bookingIds: gone }, () => {
-        counts = softDelete(t.bookings, organisationId, ids, now);
+        counts = eraseRecords(t.bookings, organisationId, gone);
       });
       return counts;
     },

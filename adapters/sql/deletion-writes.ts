@@ -5,7 +5,7 @@
  * Each method runs where the writer changes what hides a record: before a soft delete
  * (while the record can still be seen to be visible), after a revival.
  */
-import type { Kysely, SelectQueryBuilder } from "kysely";
+import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { DeletedResource } from "../../lib/store.ts";
 import { bool } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
@@ -87,6 +87,36 @@ export class DeletionWrites {
   async hidingBookings(ids: string[], now: number): Promise<void> {
     if (ids.length === 0) return;
     await this.hide(BOOKINGS, this.listedBookings(true).where("leave_bookings.id", "in", ids), now);
+  }
+
+  /**
+   * Takes away the tombstones of the organisation's records that are listed now: those
+   * deleted once and imported again. Visits the tombstones, each with a lookup by key.
+   */
+  async showListedAgain(): Promise<void> {
+    const org = this.organisationId;
+    await this.db
+      .deleteFrom("deletions")
+      .where("deletions.organisation_id", "=", org)
+      .where("deletions.resource", "=", EMPLOYEES)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("employees")
+            .select("employees.id")
+            .where("employees.organisation_id", "=", org)
+            .whereRef("employees.id", "=", "deletions.id")
+            .where("employees.deleted_at", "is", null),
+        ),
+      )
+      .execute();
+    await this.db
+      .deleteFrom("deletions")
+      .where("deletions.organisation_id", "=", org)
+      .where("deletions.resource", "=", BOOKINGS)
+      // The outer row, which the booking query's own types cannot name.
+      .where((eb) => eb.exists(this.listedBookings(true).where("leave_bookings.id", "=", sql.ref<string>("deletions.id"))))
+      .execute();
   }
 
   /** Which of bookings `ids` are listed now. */

@@ -266,6 +266,16 @@ function clientUsage(caps: SqlCapabilities): (db: AnyDb) => Promise<void> {
   };
 }
 
+// A deleted employee or booking keeps nothing but what its tombstone holds (DECISIONS §13,
+// docs/api.md "Personal data"): imports now delete them outright, and the ones an earlier
+// version kept, soft-deleted with every field, go here, with the bookings of deleted
+// employees. Their tombstones (the deletions feed) stay. The same statements on both dialects.
+const DELETED_RECORDS_ERASED: readonly string[] = [
+  `delete from "leave_bookings" where "deleted_at" is not null or exists (select 1 from "employees" as e
+    where e."organisation_id" = "leave_bookings"."organisation_id" and e."id" = "leave_bookings"."employee_id" and e."deleted_at" is not null)`,
+  `delete from "employees" where "deleted_at" is not null`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -277,5 +287,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0007_publications": { up: run(PUBLICATIONS) },
     "0008_tokens_file": { up: moveTokensWhereAttached(TOKENS_FILE[caps.dialect]) },
     "0009_client_usage": { up: clientUsage(caps) },
+    "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
   };
 }

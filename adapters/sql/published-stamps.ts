@@ -71,6 +71,11 @@ export class ImportStamps {
    * (SQLite's import holds the data file's one write lock from its start: beginImport in
    * sql-admin-store.ts).
    */
+  /** The organisations this import has written to (asked a stamp for). */
+  writtenOrganisations(): string[] {
+    return [...this.organisations.keys()];
+  }
+
   async stampFor(organisationId: string, now: number): Promise<number> {
     let organisation = this.organisations.get(organisationId);
     if (!organisation) {

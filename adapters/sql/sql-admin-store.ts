@@ -12,6 +12,7 @@ import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
 import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
 import { renderMissingBodies } from "./render-bodies.ts";
+import { employeeForErasure, scrubDeleted } from "./erasure.ts";
 import { ImportStamps } from "./published-stamps.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
 import { createSqlStore } from "./sql-store.ts";
@@ -274,8 +275,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
     countOrganisationContents: (id) => ctx.guard(() => countContents(db, id)),
 
     deleteOrganisation: (id) =>
-      ctx.guard(() =>
-        db.transaction().execute(async (trx) => {
+      ctx.guard(async () => {
+        const gone = await db.transaction().execute(async (trx) => {
           const contents = await countContents(trx, id);
           if (!contents) return null;
           for (const [table] of RECORD_TABLES) await trx.deleteFrom(table).where("organisation_id", "=", id).execute();
@@ -300,8 +301,11 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("api_clients").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("organisations").where("id", "=", id).execute();
           return contents;
-        }),
-      ),
+        });
+        // Its people's records went with it: what they left in the files goes too (DECISIONS §13).
+        if (gone !== null) await scrubDeleted(ctx);
+        return gone;
+      }),
 
     createClient: (client: NewClient) =>
       ctx.guard(async () => {
@@ -371,12 +375,17 @@ function adminQueries(ctx: SqlContext): AdminStore {
         }),
       ),
 
+    findEmployeeForErasure: (organisationId, key) => ctx.guard(() => employeeForErasure(db, organisationId, key)),
+
+    scrubDeleted: (options) => ctx.guard(() => scrubDeleted(ctx, options)),
+
     runImport: <T>(work: (writer: ImportWriter) => Promise<T>) =>
       ctx.guard(async () => {
         // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
         // COMMIT itself fails (a full disk shows there once the page cache holds the
         // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
         // with "no transaction is active", and that would be the error reported.
+        let deletedAny = false;
         const result = await withImportCache(ctx, () =>
           db.connection().execute(async (conn) => {
             await beginImport(conn, ctx.caps);
@@ -384,7 +393,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
               const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now);
               const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps);
               const done = await work(writer);
-              await writer.flushStaged();
+              await writer.finish(stamps.writtenOrganisations());
+              deletedAny = writer.deletedAny;
               // Last, so that the instant it records is as close to the commit as can be.
               await stamps.publish();
               await sql`commit`.execute(conn);
@@ -400,6 +410,9 @@ function adminQueries(ctx: SqlContext): AdminStore {
           }),
         );
         await refreshStatistics(ctx);
+        // What the deleted records left in the files goes too (DECISIONS §13); a checkpoint
+        // readers keep from finishing is owed, not waited for past the busy timeout.
+        if (deletedAny) await scrubDeleted(ctx);
         return result;
       }),
   };

@@ -106,7 +106,7 @@ export class SqlImportWriter implements ImportWriter {
    * quadratic in its size.
    */
   private async classify<T>(table: Digested, organisationId: string, rows: Digest<T>[], nothingStored: boolean) {
-    // The stored digest, '' for a soft-deleted row (a digest is never empty), null for none.
+    // The stored digest, '' for a soft-deleted row (a digest is never empty; only closure days are soft-deleted), null for none.
     const stored = new Map<string, string | null>();
     if (rows.length > 0 && !nothingStored) {
       const lookup = ([org, ...idSlots]: Expression<unknown>[]) => {
@@ -244,6 +244,21 @@ export class SqlImportWriter implements ImportWriter {
     await this.bookingStage?.flush();
   }
 
+  /**
+   * Once the import's work is done, before it commits: the staged bookings written, and
+   * the tombstones of records listed again taken away. A deleted employee or booking is
+   * gone from its table (DECISIONS §13), so one imported again is new to the table, not
+   * revived; its tombstone is found here instead. Only tombstones are visited, each with
+   * a lookup by key.
+   */
+  async finish(organisationIds: readonly string[]): Promise<void> {
+    await this.flushStaged();
+    for (const org of organisationIds) await new DeletionWrites(this.db, org).showListedAgain();
+  }
+
+  /** Whether this import deleted any employee or booking: then the space they held is scrubbed after the commit. */
+  deletedAny = false;
+
   /** Inserts rows of these columns, one slot per value, row by row; with `upsert`, a row whose id is stored already replaces the stored one. */
   private writeStatement(how: "insert" | "upsert", table: Digested, names: string[], slots: Expression<unknown>[]) {
     const rows = Array.from({ length: slots.length / names.length }, (_, r) => Object.fromEntries(names.map((c, i) => [c, slots[r * names.length + i]])));
@@ -260,35 +275,18 @@ export class SqlImportWriter implements ImportWriter {
 
   async upsertEmployees(organisationId: string, rows: EmployeeInput[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
-    const { counts, revived } = await this.writeChanged("employees", organisationId, rows, now, this.columns.employees);
-    // A deleted employee's bookings are hidden; brought back, they are visible again, so
-    // their updated_at must move or an incremental sync would never see them (docs/api.md,
-    // "Incremental sync").
-    for (const batch of chunks(revived)) {
-      await this.db
-        .updateTable("leave_bookings")
-        .set({ updated_at: now })
-        .where("organisation_id", "=", organisationId)
-        .where("employee_id", "in", batch)
-        .execute();
-      await new DeletionWrites(this.db, organisationId).shownEmployees(batch);
-    }
+    // A deleted employee is gone from the table (deleteEmployees), so one imported again is
+    // new; its tombstone goes in `finish`.
+    const { counts } = await this.writeChanged("employees", organisationId, rows, now, this.columns.employees);
     return counts;
   }
 
-  /** Soft-deletes `ids`; `hiding` runs first on each batch, while the live ones can still be told apart. */
-  private async softDelete(
-    table: Digested,
-    organisationId: string,
-    ids: string[],
-    now: number,
-    hiding?: (batch: string[]) => Promise<void>,
-  ): Promise<WriteCounts> {
+  /** Soft-deletes closure days `ids` (a closure is no one's personal data: it stays, marked). */
+  private async softDeleteClosures(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
     const counts = noCounts();
     for (const batch of chunks([...new Set(ids)])) {
-      await hiding?.(batch);
       const result = await this.db
-        .updateTable(table)
+        .updateTable("closure_days")
         .set({ deleted_at: now, updated_at: now })
         .where("organisation_id", "=", organisationId)
         .where("id", "in", batch)
@@ -301,10 +299,31 @@ export class SqlImportWriter implements ImportWriter {
     return counts;
   }
 
+  /**
+   * Deletes the employees and, with them, their bookings (DECISIONS §13: a deleted record
+   * keeps only its id, organisation and deletion instant, which its tombstone holds). The
+   * tombstones are written first, while what was listed can still be seen.
+   */
   async deleteEmployees(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
+    await this.flushStaged();
     const deletions = new DeletionWrites(this.db, organisationId);
-    return this.softDelete("employees", organisationId, ids, now, (batch) => deletions.hidingEmployees(batch, now));
+    const counts = noCounts();
+    for (const batch of chunks([...new Set(ids)])) {
+      await deletions.hidingEmployees(batch, now);
+      await this.db.deleteFrom("leave_bookings").where("organisation_id", "=", organisationId).where("employee_id", "in", batch).execute();
+      const n = await this.deleteRows("employees", organisationId, batch);
+      counts.deleted += n;
+      counts.unchanged += batch.length - n;
+    }
+    if (counts.deleted > 0) this.deletedAny = true;
+    return counts;
+  }
+
+  /** Deletes the rows `ids` of `table` outright; returns how many there were. */
+  private async deleteRows(table: "employees" | "leave_bookings", organisationId: string, ids: string[]): Promise<number> {
+    const result = await this.db.deleteFrom(table).where("organisation_id", "=", organisationId).where("id", "in", ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {
@@ -423,7 +442,15 @@ export class SqlImportWriter implements ImportWriter {
     const now = await this.stamps.stampFor(organisationId, asked);
     await this.flushStaged();
     const deletions = new DeletionWrites(this.db, organisationId);
-    return this.softDelete("leave_bookings", organisationId, ids, now, (batch) => deletions.hidingBookings(batch, now));
+    const counts = noCounts();
+    for (const batch of chunks([...new Set(ids)])) {
+      await deletions.hidingBookings(batch, now);
+      const n = await this.deleteRows("leave_bookings", organisationId, batch);
+      counts.deleted += n;
+      counts.unchanged += batch.length - n;
+    }
+    if (counts.deleted > 0) this.deletedAny = true;
+    return counts;
   }
 
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], asked: number): Promise<WriteCounts> {
@@ -434,7 +461,7 @@ export class SqlImportWriter implements ImportWriter {
 
   async deleteClosureDays(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
-    return this.softDelete("closure_days", organisationId, ids, now);
+    return this.softDeleteClosures(organisationId, ids, now);
   }
 
   async replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void> {

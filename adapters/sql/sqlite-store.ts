@@ -75,6 +75,9 @@ export function configureSqlite(database: { exec(sql: string): unknown }, option
   if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   database.exec("PRAGMA synchronous = NORMAL");
   database.exec("PRAGMA foreign_keys = ON");
+  // Deleted rows are overwritten with zeros, not left in free pages (DECISIONS §13; erasure.ts
+  // clears the write-ahead log). Before the attach: an attached file takes the main file's setting.
+  database.exec("PRAGMA secure_delete = ON");
   attachTokensFile(database, options.filename);
 }
 

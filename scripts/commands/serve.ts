@@ -16,7 +16,7 @@ import { createMetrics, type Metrics } from "../serve/metrics.ts";
 import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
 import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from "../serve/settings.ts";
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
-import { sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
+import { scrubOwedRegularly, sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
@@ -206,6 +206,7 @@ export const serveCommand: Command = {
     if (!role) {
       sweepRateEventsRegularly({ store, logger, until: stopSignal });
       sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
+      scrubOwedRegularly({ store, logger, until: stopSignal });
     }
     await runUntilStopped(settings, running);
   },

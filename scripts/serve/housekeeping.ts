@@ -3,8 +3,11 @@
  * more, and deletions-feed tombstones older than the feed answers for. `takeRateSlot`
  * sweeps a key only on that key's next request, so without this the events of addresses
  * seen once (every scanner's) would stay in the table for ever; tombstones are written by
- * every import that hides a record and would pile up likewise.
+ * every import that hides a record and would pile up likewise. And, on SQLite, the
+ * checkpoint a deletion owes when readers kept it from truncating the write-ahead log
+ * (adapters/sql/erasure.ts), so that a deleted person's bytes leave the log soon after.
  */
+import type { AdminStore } from "../../lib/admin-store.ts";
 import type { Store } from "../../lib/store.ts";
 import { DEFAULT_TOKEN_LIMITS } from "../../lib/issue-token.ts";
 import { DEFAULT_DELETION_RETENTION_DAYS, deletionSweepBefore } from "../../lib/deletion-pages.ts";
@@ -15,6 +18,9 @@ export const RATE_EVENT_SWEEP_EVERY_MS = 60_000;
 
 /** Once an hour: tombstones are kept for days, so an hour more costs nothing. */
 export const DELETION_SWEEP_EVERY_MS = 3_600_000;
+
+/** Every 30 seconds: an owed checkpoint is rare and cheap to look for, and the log should not keep a deleted person for long. */
+export const OWED_SCRUB_EVERY_MS = 30_000;
 
 /** The part of a timer the sweep uses: Node's, Bun's and a test's fake all have it. */
 export interface SweepTimer {
@@ -43,6 +49,10 @@ export interface DeletionSweepOptions extends SweepSchedule {
   store: Pick<Store, "sweepDeletions">;
   /** The days the deletions feed answers for (`serve --deletions-retention-days`); default 90. */
   retentionDays?: number;
+}
+
+export interface OwedScrubOptions extends SweepSchedule {
+  store: Pick<AdminStore, "scrubDeleted">;
 }
 
 export interface Sweeps {
@@ -143,4 +153,22 @@ export function sweepDeletionsRegularly(options: DeletionSweepOptions): Sweeps {
   );
   void sweeps.sweep();
   return sweeps;
+}
+
+/**
+ * The checkpoint a deletion owes (DECISIONS §13), tried every half minute without waiting
+ * for other processes' readers or writer: a synchronous driver would wait with the whole
+ * server. One that still cannot finish is tried again next time.
+ */
+export function scrubOwedRegularly(options: OwedScrubOptions): Sweeps {
+  return sweepRegularly(
+    {
+      run: async () => ((await options.store.scrubDeleted({ wait: false, onlyIfOwed: true })).complete ? 0 : 1),
+      sweptEvent: "deleted_data_scrub_owed",
+      failedEvent: "deleted_data_scrub_failed",
+      what: "owed checkpoint left for the next try (readers hold the write-ahead log)",
+      defaultEveryMs: OWED_SCRUB_EVERY_MS,
+    },
+    options,
+  );
 }

@@ -53,14 +53,16 @@ function requestJson(entry: RequestLogEntry): string {
     duration_ms: entry.duration_ms,
     organisation_id: entry.organisation_id ?? null,
     client_id: entry.client_id ?? null,
+    records: entry.records ?? null,
     ...(entry.error === undefined ? {} : { error: entry.error }),
   });
 }
 
 function requestText(entry: RequestLogEntry): string {
   const who = entry.client_id ? ` org=${entry.organisation_id} client=${entry.client_id}` : "";
+  const records = entry.records === undefined ? "" : ` records=${entry.records}`;
   const error = entry.error ? ` error="${entry.error}"` : "";
-  return `${entry.time} ${entry.level.toUpperCase().padEnd(5)} ${entry.method} ${entry.route} ${entry.status} ${entry.duration_ms.toFixed(1)}ms id=${entry.request_id}${who}${error}`;
+  return `${entry.time} ${entry.level.toUpperCase().padEnd(5)} ${entry.method} ${entry.route} ${entry.status} ${entry.duration_ms.toFixed(1)}ms id=${entry.request_id}${who}${records}${error}`;
 }
 
 function eventText(entry: EventLogEntry): string {
