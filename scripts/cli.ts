@@ -55,6 +55,11 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[
     load: async () => (await import("./commands/check.ts")).checkCommand,
   },
   {
+    name: "licenses",
+    summary: "print the licences of the software this program contains",
+    load: async () => (await import("./commands/licenses.ts")).licensesCommand,
+  },
+  {
     name: "fetch",
     summary: "write an endpoint of a running leaveapi to JSONL or CSV (for integrators)",
     load: async () => (await import("./commands/fetch.ts")).fetchCommand,
@@ -170,8 +175,11 @@ function writeAll(fd: number, text: string): void {
     try {
       at += writeSync(fd, bytes, at);
     } catch (error) {
+      const code = (error as { code?: string }).code;
+      // The reader went away (`leaveapi licenses | head`): what it did not read is not wanted, as for any command in a pipe.
+      if (code === "EPIPE") process.exit(0);
       // A pipe opened non-blocking says "try again" while it is full: wait for the reader.
-      if ((error as { code?: string }).code !== "EAGAIN") throw error;
+      if (code !== "EAGAIN") throw error;
       Bun.sleepSync(1);
     }
   }
