@@ -37,13 +37,15 @@ export interface BuildOptions {
    * told otherwise, and CJS rejects cli.ts's top-level await, so it is built as ESM.
    */
   bytecode: boolean;
+  /** Another platform to compile for (`npm run release`: `bun-linux-arm64`); by default this machine's. */
+  target?: string;
 }
 
 function bunBuildArgs(options: BuildOptions): string[] {
   return [
     "build",
     "--compile",
-    "--target=bun",
+    `--target=${options.target ?? "bun"}`,
     ...(options.minify ? ["--minify"] : []),
     ...(options.bytecode ? ["--bytecode", "--format=esm"] : []),
     // Configuration is flags, then environment, then defaults (README): a stray .env or
@@ -61,13 +63,14 @@ function bunBuildArgs(options: BuildOptions): string[] {
 }
 
 /** Builds the executable and checks it starts; returns its size in bytes. Throws on any failure. */
-export async function buildExecutable(options: BuildOptions): Promise<number> {
+export async function buildExecutable(options: BuildOptions, runner?: string[]): Promise<number> {
   mkdirSync(dirname(options.outfile), { recursive: true });
   const build = Bun.spawn([process.execPath, ...bunBuildArgs(options)], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
   if ((await build.exited) !== 0) throw new Error(`bun build failed (exit ${build.exitCode})`);
 
-  // Run from the file system root, where no node_modules can be found.
-  const check = Bun.spawn([options.outfile, "--version"], { cwd: "/", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+  // Run from the file system root, where no node_modules can be found; a binary for
+  // another platform is run by `runner` (qemu-user), when the caller has one.
+  const check = Bun.spawn([...(runner ?? []), options.outfile, "--version"], { cwd: "/", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
   const [out, err, code] = await Promise.all([new Response(check.stdout).text(), new Response(check.stderr).text(), check.exited]);
   if (code !== 0 || out.trim() !== packageJson.version) {
     throw new Error(`the built ${options.outfile} does not run: '${options.outfile} --version' exited ${code}: ${out}${err}`);

@@ -101,3 +101,14 @@ export async function startServer(
     },
   };
 }
+
+/** A token for these credentials from a running server (client_secret_basic); the request must succeed. */
+export async function fetchAccessToken(baseUrl: string, client: { client_id: string; client_secret: string }): Promise<string> {
+  const res = await fetch(`${baseUrl}/v1/oauth/token`, {
+    method: "POST",
+    headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+    body: "grant_type=client_credentials",
+  });
+  if (res.status !== 200) throw new Error(`token request answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}

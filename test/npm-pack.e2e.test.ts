@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { installFootprint, packAndInstall, PACKAGE_LIMITS } from "../bench/package-size.ts";
-import { startServer, type RunningServer } from "./cli-harness.ts";
+import { fetchAccessToken, startServer, type RunningServer } from "./cli-harness.ts";
 import { pathWithoutBun } from "./node-only-path.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
 import { BAMBOO_MAP, PERSONIO_MAP } from "./hr-exports.ts";
@@ -341,13 +341,7 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
 
     const server = await startServer(database, { command: [join(app, "node_modules/.bin/leaveapi")], cwd: app, env: NODE_ONLY });
     servers.push(server);
-    const tokenRes = await fetch(`${server.baseUrl}/v1/oauth/token`, {
-      method: "POST",
-      headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials",
-    });
-    expect(tokenRes.status).toBe(200);
-    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const access_token = await fetchAccessToken(server.baseUrl, client);
     const page = await fetch(`${server.baseUrl}/v1/employees?limit=2`, { headers: { Authorization: `Bearer ${access_token}` } });
     expect(page.status).toBe(200);
     const body = (await page.json()) as { data: { first_name: string }[]; has_more: boolean; next_cursor: string | null };

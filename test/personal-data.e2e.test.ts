@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, runJson, scratchDir, startServer, type RunningServer } from "./cli-harness.ts";
+import { fetchAccessToken, runCli, runJson, scratchDir, startServer, type RunningServer } from "./cli-harness.ts";
 import { pollUntil, queryDatabase, scratchDatabases } from "./pg-scratch.ts";
 
 const scratch = scratchDir();
@@ -105,13 +105,7 @@ describe.each([
     // The server keeps its connection (on SQLite, the write-ahead log stays) and a client syncs throughout.
     const server = await startServer(target.args, { serveArgs: ["--read-rate-limit", "0"] });
     servers.push(server);
-    const token = (await (
-      await fetch(`${server.baseUrl}/v1/oauth/token`, {
-        method: "POST",
-        headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
-        body: "grant_type=client_credentials",
-      })
-    ).json()) as { access_token: string };
+    const token = { access_token: await fetchAccessToken(server.baseUrl, client) };
     const get = async <T>(path: string) =>
       (await (await fetch(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token.access_token}` } })).json()) as T;
     const names = async () => (await get<{ data: { first_name: string }[] }>("/v1/employees?limit=100")).data.map((e) => e.first_name).sort();

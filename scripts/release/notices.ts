@@ -107,11 +107,21 @@ export function renderDebianCopyright(ownLicense: string, packages: BundledPacka
         `Files: bundled/${p.name}`,
         `Copyright: the ${p.name} authors`,
         `License: ${p.license.replaceAll(/[()]/g, "").replaceAll(" AND ", " and ").replaceAll(" OR ", " or ") || "unknown"}`,
-        indent(licenseTextOf(p) ?? `The package ships no licence file; package.json says ${p.license}.`),
+        indent(debianLicenseText(p)),
       ].join("\n"),
     );
   }
   return `${stanzas.join("\n\n")}\n`;
+}
+
+/**
+ * A package's licence text for Debian's copyright file: Debian policy (12.5) points to the
+ * copy every system has in /usr/share/common-licenses for the licences kept there,
+ * instead of repeating them.
+ */
+function debianLicenseText(p: BundledPackage): string {
+  if (p.license === "Apache-2.0") return "On Debian systems, the full text of the Apache License 2.0 is in /usr/share/common-licenses/Apache-2.0.";
+  return licenseTextOf(p) ?? `The package ships no licence file; package.json says ${p.license}.`;
 }
 
 /** A CycloneDX 1.5 SBOM of the binary: leaveapi, the runtime, and every bundled package with its version and licence. */

@@ -1,0 +1,118 @@
+#!/usr/bin/env bun
+/**
+ * `npm run release`: what an admin installs, in dist/release/ (docs/install.md):
+ *
+ * - `leaveapi-<version>-linux-x64` and `leaveapi-<version>-linux-arm64`, the single binary
+ *   for each (Bun cross-compiles: it fetches the other platform's runtime from the npm
+ *   registry), each checked to answer `--version` (the arm64 one under qemu-user when the
+ *   machine has `qemu-aarch64-static`; otherwise its ELF header is checked);
+ * - `leaveapi_<version>_amd64.deb` and `leaveapi_<version>_arm64.deb`
+ *   (scripts/release/debian-package.ts);
+ * - `THIRD-PARTY-NOTICES.txt` and `leaveapi-<version>.cdx.json`, a CycloneDX SBOM of what
+ *   the binaries contain (scripts/release/notices.ts);
+ * - `SHA256SUMS` of all of them, as `sha256sum -c` reads it.
+ *
+ *   bun scripts/release.ts [--outdir DIR] [--only x64|arm64]
+ *
+ * Needs dpkg-deb (Debian's dpkg) for the packages. Dates inside the packages come from
+ * SOURCE_DATE_EPOCH, else the last commit.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import packageJson from "../package.json" with { type: "json" };
+import { buildExecutable } from "./build.ts";
+import { bundledPackages, bunRuntime } from "./release/bundled-packages.ts";
+import { buildDebianPackage } from "./release/debian-package.ts";
+import { renderDebianCopyright, renderNotices, renderSbom } from "./release/notices.ts";
+
+const ROOT = join(import.meta.dir, "..");
+
+/** Each platform a release is built for: Bun's target, Debian's architecture, and how to run it here. */
+export const PLATFORMS = [
+  { name: "x64", bunTarget: "bun-linux-x64", debian: "amd64", elfMachine: 0x3e, runner: null },
+  { name: "arm64", bunTarget: "bun-linux-arm64", debian: "arm64", elfMachine: 0xb7, runner: "qemu-aarch64-static" },
+] as const;
+
+export interface ReleaseFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+export async function release(outdir: string, only?: string): Promise<ReleaseFile[]> {
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const version = packageJson.version;
+  const sourceDate = Number(process.env.SOURCE_DATE_EPOCH ?? (await lastCommitTime()));
+  const packages = await bundledPackages();
+  const runtime = bunRuntime();
+  const notices = renderNotices(packageJson, packages, runtime);
+  const copyright = renderDebianCopyright(readFileSync(join(ROOT, "LICENSE"), "utf8"), packages, runtime);
+  writeFileSync(join(outdir, "THIRD-PARTY-NOTICES.txt"), notices);
+  writeFileSync(join(outdir, `leaveapi-${version}.cdx.json`), renderSbom(packageJson, packages, runtime, crypto.randomUUID()));
+
+  for (const platform of PLATFORMS) {
+    if (only !== undefined && platform.name !== only) continue;
+    const binary = join(outdir, `leaveapi-${version}-linux-${platform.name}`);
+    const runner = platform.runner !== null && Bun.which(platform.runner) ? [platform.runner] : platform.runner === null ? [] : undefined;
+    if (runner !== undefined) await buildExecutable({ outfile: binary, minify: true, bytecode: true, target: platform.bunTarget }, runner);
+    else await buildUnchecked(binary, platform.bunTarget, platform.elfMachine);
+    await buildDebianPackage({ version, architecture: platform.debian, binary, copyright, sourceDate, outdir });
+  }
+
+  const files = new Bun.Glob("*").scanSync({ cwd: outdir, onlyFiles: true });
+  const listed: ReleaseFile[] = [...files].sort().map((name) => {
+    const bytes = readFileSync(join(outdir, name));
+    return { name, bytes: statSync(join(outdir, name)).size, sha256: createHash("sha256").update(bytes).digest("hex") };
+  });
+  writeFileSync(join(outdir, "SHA256SUMS"), listed.map((f) => `${f.sha256}  ${f.name}\n`).join(""));
+  return listed;
+}
+
+/** A binary for a platform this machine cannot run: built, and checked to be an ELF executable for that machine. */
+async function buildUnchecked(outfile: string, target: string, elfMachine: number): Promise<void> {
+  const build = Bun.spawn(
+    [
+      process.execPath,
+      "build",
+      "--compile",
+      `--target=${target}`,
+      "--minify",
+      "--bytecode",
+      "--format=esm",
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+      "--external=pg-native",
+      join(ROOT, "scripts/cli.ts"),
+      join(ROOT, "adapters/holiday-thread.ts"),
+      "--outfile",
+      outfile,
+    ],
+    { cwd: ROOT, stdout: "inherit", stderr: "inherit" },
+  );
+  if ((await build.exited) !== 0) throw new Error(`bun build --target=${target} failed`);
+  const header = readFileSync(outfile).subarray(0, 20);
+  if (header.readUInt32BE(0) !== 0x7f454c46 || header.readUInt16LE(18) !== elfMachine) throw new Error(`${outfile} is not an ELF executable for ${target}`);
+}
+
+async function lastCommitTime(): Promise<number> {
+  const git = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
+  const text = (await new Response(git.stdout).text()).trim();
+  return (await git.exited) === 0 && text !== "" ? Number(text) : Math.floor(Date.now() / 1000);
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { outdir: { type: "string" }, only: { type: "string" } }, strict: true });
+  const outdir = resolve(values.outdir ?? join(ROOT, "dist/release"));
+  try {
+    const files = await release(outdir, values.only);
+    const shown = relative(process.cwd(), outdir) || outdir;
+    for (const f of files) console.log(`${join(shown, f.name)}: ${(f.bytes / 1024 / 1024).toFixed(1)} MiB (${f.bytes} bytes)`);
+    console.log(`${join(shown, "SHA256SUMS")}: ${files.length} files (check with: cd ${shown} && sha256sum -c SHA256SUMS)`);
+  } catch (error) {
+    console.error(`release: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}

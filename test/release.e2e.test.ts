@@ -1,0 +1,159 @@
+/**
+ * `npm run release` as an admin would take it (issue 27; docs/install.md, "Installing the
+ * package"): the release files with their checksums, SBOM and notices; lintian finds no
+ * error in either Debian package; the arm64 binary runs under qemu-user (--version,
+ * migrate, serve, a token and a page); and the amd64 package installs with `dpkg -i`, runs
+ * as its service user (migrate, serve, a token, a page), and `dpkg -r` keeps the
+ * configuration and the data while `dpkg -P` removes the configuration and the user but
+ * never the data. .ci/run installs what this needs (dpkg-dev tools, lintian,
+ * qemu-user-static, libc6:arm64); CI runs as root, as `dpkg -i` must.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import packageJson from "../package.json" with { type: "json" };
+import { fetchAccessToken, scratchDir, startServer, type RunningServer } from "./cli-harness.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const version = packageJson.version;
+const scratch = scratchDir();
+const out = join(scratch.dir, "release");
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  for (const server of servers.splice(0)) await server.stop();
+  scratch.dispose();
+});
+
+async function run(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(command, { cwd: options.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, ...options.env } });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+async function mustRun(command: string[], options: Parameters<typeof run>[1] = {}) {
+  const result = await run(command, options);
+  if (result.code !== 0) throw new Error(`${command.join(" ")} exited ${result.code}: ${result.stdout}${result.stderr}`);
+  return result;
+}
+
+beforeAll(async () => {
+  await mustRun([process.execPath, "scripts/release.ts", "--outdir", out]);
+}, 600_000);
+
+/** What every serving test checks: a token for new credentials, then a page of employees. */
+async function tokenAndPage(server: RunningServer, client: { client_id: string; client_secret: string }): Promise<void> {
+  const access_token = await fetchAccessToken(server.baseUrl, client);
+  const page = await fetch(`${server.baseUrl}/v1/employees?limit=2`, { headers: { Authorization: `Bearer ${access_token}` } });
+  expect(page.status).toBe(200);
+  expect(((await page.json()) as { data: unknown[] }).data).toHaveLength(2);
+}
+
+/** Migrate, an organisation with the example employees, credentials; `cli` runs the command under test. */
+async function setUp(cli: (args: string[]) => Promise<{ stdout: string }>) {
+  await cli(["migrate"]);
+  const org = (JSON.parse((await cli(["org", "create", "--name", "Released Ltd", "--json"])).stdout) as { id: string }).id;
+  await cli(["org", "enable-api", org]);
+  await cli(["import", "--org", org, "--kind", "employees", join(scratch.dir, "employees.jsonl")]);
+  return JSON.parse((await cli(["credentials", "create", "--org", org, "--json"])).stdout) as { client_id: string; client_secret: string };
+}
+
+describe("the release files", () => {
+  test("binaries for x64 and arm64, a .deb for each, the notices and the SBOM, and SHA256SUMS that checks them", async () => {
+    const names = readFileSync(join(out, "SHA256SUMS"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => line.split("  ")[1]);
+    expect(names.sort()).toEqual(
+      [
+        "THIRD-PARTY-NOTICES.txt",
+        `leaveapi-${version}-linux-arm64`,
+        `leaveapi-${version}-linux-x64`,
+        `leaveapi-${version}.cdx.json`,
+        `leaveapi_${version}_amd64.deb`,
+        `leaveapi_${version}_arm64.deb`,
+      ].sort(),
+    );
+    expect((await run(["sha256sum", "-c", "SHA256SUMS"], { cwd: out })).code).toBe(0);
+    expect(readFileSync(join(out, "THIRD-PARTY-NOTICES.txt"), "utf8")).toBe(readFileSync(join(ROOT, "THIRD-PARTY-NOTICES.txt"), "utf8"));
+    const sbom = JSON.parse(readFileSync(join(out, `leaveapi-${version}.cdx.json`), "utf8"));
+    expect(sbom.components.map((c: { name: string }) => c.name)).toContain("date-holidays");
+    // The binary carries the notices too.
+    expect((await mustRun([join(out, `leaveapi-${version}-linux-x64`), "licenses"])).stdout).toContain("CC BY-SA 3.0");
+  });
+
+  test.each(["amd64", "arm64"])(
+    "lintian finds no error or warning in the %s package; it holds what an admin needs",
+    async (arch) => {
+      const deb = join(out, `leaveapi_${version}_${arch}.deb`);
+      const lintian = await run(["lintian", "--tag-display-limit", "0", deb]);
+      const tags = lintian.stdout.split("\n").filter((line) => /^[EW]: /.test(line));
+      expect(tags).toEqual([]);
+      const contents = (await mustRun(["dpkg-deb", "--contents", deb])).stdout;
+      for (const path of ["./usr/bin/leaveapi", "./lib/systemd/system/leaveapi.service", "./etc/leaveapi/leaveapi.env", "./usr/share/doc/leaveapi/copyright"]) {
+        expect(contents).toContain(path);
+      }
+      expect((await mustRun(["dpkg-deb", "--field", deb, "Architecture"])).stdout.trim()).toBe(arch);
+    },
+    120_000,
+  );
+});
+
+describe("the arm64 binary, under qemu-user", () => {
+  test("answers --version, migrates, serves, issues a token and a page", async () => {
+    await Bun.write(join(scratch.dir, "employees.jsonl"), readFileSync(join(ROOT, "examples/import/employees.jsonl")));
+    const qemu = ["qemu-aarch64-static", join(out, `leaveapi-${version}-linux-arm64`)];
+    expect((await mustRun([...qemu, "--version"])).stdout.trim()).toBe(version);
+    const db = ["--db", join(scratch.dir, "arm64.sqlite")];
+    const client = await setUp((args) => mustRun([...qemu, ...db, ...args]));
+    const server = await startServer(db, { command: qemu, cwd: scratch.dir });
+    servers.push(server);
+    await tokenAndPage(server, client);
+    servers.splice(servers.indexOf(server), 1);
+    expect(await server.stop()).toBe(0);
+  }, 180_000);
+});
+
+describe("the amd64 package, installed with dpkg -i", () => {
+  test("installs, runs as its service user, and is removed and purged keeping the data", async () => {
+    await Bun.write(join(scratch.dir, "employees.jsonl"), readFileSync(join(ROOT, "examples/import/employees.jsonl")));
+    expect((await run(["dpkg", "-s", "leaveapi"])).code).not.toBe(0);
+    expect((await run(["getent", "passwd", "leaveapi"])).code).not.toBe(0);
+    const install = await mustRun(["dpkg", "-i", join(out, `leaveapi_${version}_amd64.deb`)]);
+    expect(install.stdout).toContain("its service is enabled, not started");
+    try {
+      expect((await mustRun(["leaveapi", "--version"])).stdout.trim()).toBe(version);
+      expect(statSync("/var/lib/leaveapi").mode & 0o777).toBe(0o750);
+      expect((await mustRun(["stat", "-c", "%U:%G %a", "/var/lib/leaveapi"])).stdout.trim()).toBe("leaveapi:leaveapi 750");
+      expect((await mustRun(["stat", "-c", "%U:%G %a", "/etc/leaveapi/leaveapi.env"])).stdout.trim()).toBe("root:leaveapi 640");
+      expect(existsSync("/etc/systemd/system/multi-user.target.wants/leaveapi.service")).toBe(true);
+
+      // As the service user, on the service's database; the example file must be readable by it.
+      await mustRun(["chmod", "0755", scratch.dir]);
+      await mustRun(["chmod", "0644", join(scratch.dir, "employees.jsonl")]);
+      const asService = ["runuser", "-u", "leaveapi", "--", "leaveapi"];
+      const db = ["--db", "/var/lib/leaveapi/leaveapi.sqlite"];
+      const client = await setUp((args) => mustRun([...asService, ...db, ...args], { cwd: "/" }));
+      const server = await startServer(db, { command: asService, cwd: "/" });
+      servers.push(server);
+      await tokenAndPage(server, client);
+      servers.splice(servers.indexOf(server), 1);
+      await server.stop();
+
+      await mustRun(["dpkg", "-r", "leaveapi"]);
+      expect(existsSync("/usr/bin/leaveapi")).toBe(false);
+      expect(existsSync("/etc/leaveapi/leaveapi.env")).toBe(true);
+      expect(existsSync("/var/lib/leaveapi/leaveapi.sqlite")).toBe(true);
+      expect((await run(["getent", "passwd", "leaveapi"])).code).toBe(0);
+
+      const purge = await mustRun(["dpkg", "-P", "leaveapi"]);
+      expect(purge.stdout).toContain("the data in /var/lib/leaveapi is kept");
+      expect(existsSync("/etc/leaveapi")).toBe(false);
+      expect((await run(["getent", "passwd", "leaveapi"])).code).not.toBe(0);
+      expect(existsSync("/var/lib/leaveapi/leaveapi.sqlite")).toBe(true);
+    } finally {
+      // The machine as it was: the package gone, and this test's data with it.
+      await run(["dpkg", "-P", "leaveapi"]);
+      rmSync("/var/lib/leaveapi", { recursive: true, force: true });
+    }
+  }, 180_000);
+});
