@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, normalize } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { installFootprint, packAndInstall, PACKAGE_LIMITS } from "../bench/package-size.ts";
 import { fetchAccessToken, startServer, type RunningServer } from "./cli-harness.ts";
@@ -170,8 +170,28 @@ describe("the npm package", () => {
     ]) {
       expect(packedFiles).toContain(file);
     }
-    expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
-    expect(packedFiles.filter((f) => /^(test|bench|node_modules|examples|scripts|lib|server|adapters)\//.test(f) || f === "dist/leaveapi")).toEqual([]);
+    for (const file of ["THIRD-PARTY-NOTICES.txt", "deploy/leaveapi.service", "examples/node-http.mjs", "examples/import/employees.csv", "bench/RESULTS.md"]) {
+      expect(packedFiles).toContain(file);
+    }
+    // Sources and tests stay out; the examples the documents walk through ship, as documents.
+    expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts") && !f.startsWith("examples/"))).toEqual([]);
+    expect(
+      packedFiles.filter((f) => (/^(test|bench|node_modules|scripts|lib|server|adapters)\//.test(f) && f !== "bench/RESULTS.md") || f === "dist/leaveapi"),
+    ).toEqual([]);
+  });
+
+  test("every relative link of its Markdown documents resolves inside the installed package", () => {
+    const installed = join(app, "node_modules/leaveapi");
+    const shipped = new Set(packedFiles);
+    const dead: string[] = [];
+    for (const doc of packedFiles.filter((f) => f.endsWith(".md"))) {
+      for (const [, link] of readFileSync(join(installed, doc), "utf8").matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z][a-z+.-]*:/i.test(link!)) continue;
+        const target = normalize(join(dirname(doc), link!)).replace(/\/$/, "");
+        if (!shipped.has(target) && !packedFiles.some((f) => f.startsWith(`${target}/`))) dead.push(`${doc}: ${link}`);
+      }
+    }
+    expect(dead).toEqual([]);
   });
 
   test("names no folder of the machine that built it", () => {

@@ -14,7 +14,7 @@
 import type { Database } from "bun:sqlite";
 // leaveapi's own UUIDv5, for brevity: a host may use any RFC 9562 implementation (such as
 // the uuid package's v5); only stability matters.
-import { uuidV5 } from "../../lib/ids.ts";
+import { createHash } from "node:crypto";
 
 export const HOST_SCHEMA = `
 create table companies (
@@ -150,4 +150,16 @@ export const HOST_ID_NAMESPACE = "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
  */
 export function publicIdFor(table: "companies" | "staff" | "absence_kind" | "absences", key: number): string {
   return uuidV5(HOST_ID_NAMESPACE, `${table}:${key}`);
+}
+
+/** RFC 9562 UUIDv5 (SHA-1 of namespace and name), with node:crypto, which Bun, Node and Deno all have. */
+function uuidV5(namespace: string, name: string): string {
+  const hash = createHash("sha1")
+    .update(Buffer.from(namespace.replaceAll("-", ""), "hex"))
+    .update(name, "utf8")
+    .digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
