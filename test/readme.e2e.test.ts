@@ -15,65 +15,9 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathWithoutBun } from "./node-only-path.ts";
+import { runnableBlocks, scriptFor } from "./runnable-blocks.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const README_PORT = 8080;
-
-interface RunnableBlock {
-  /** The line of the block's opening fence in its file, for messages. */
-  line: number;
-  serves: boolean;
-  text: string;
-}
-
-/** The shell blocks of a Markdown text marked runnable; a marker not followed by a sh block is an error. */
-function runnableBlocks(markdown: string): RunnableBlock[] {
-  const lines = markdown.split("\n");
-  const blocks: RunnableBlock[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const marker = /^<!-- runnable(: serves)? -->$/.exec(lines[i] ?? "");
-    if (!marker) continue;
-    if (lines[i + 1] !== "```sh") throw new Error(`line ${i + 1}: a runnable marker must stand right above a \`\`\`sh block`);
-    const body: string[] = [];
-    let j = i + 2;
-    for (; j < lines.length && lines[j] !== "```"; j++) body.push(lines[j] ?? "");
-    if (j === lines.length) throw new Error(`line ${i + 2}: the runnable block never closes`);
-    blocks.push({ line: i + 2, serves: marker[1] !== undefined, text: body.join("\n") });
-    i = j;
-  }
-  return blocks;
-}
-
-/** Waits (bounded) until something answers HTTP on the port, then exits 0; exits 1 after 60 s. */
-const WAIT_FOR_SERVER = `
-const deadline = Date.now() + 60_000;
-for (;;) {
-  try { await fetch("http://127.0.0.1:${README_PORT}/livez"); process.exit(0); } catch {}
-  if (Date.now() > deadline) { console.error("nothing answered on port ${README_PORT} within 60 s"); process.exit(1); }
-  await new Promise((r) => setTimeout(r, 100));
-}`;
-
-/** One bash script that runs the blocks in order and stops every server it started when it ends. */
-function scriptFor(blocks: RunnableBlock[], file: string): string {
-  const parts = [
-    "set -euo pipefail",
-    // Background jobs in process groups of their own, so that stopping one stops npx, the launcher and Bun.
-    "set -m",
-    "SERVERS=()",
-    `trap 'for p in "\${SERVERS[@]}"; do kill -TERM -- -"$p" 2>/dev/null || true; done; wait' EXIT`,
-  ];
-  for (const block of blocks) {
-    parts.push(`echo "::: ${file}:${block.line}"`);
-    if (block.serves) {
-      parts.push(`( ${block.text}\n) > "server-${block.line}.log" 2>&1 &`, `SERVERS+=($!)`);
-      parts.push(`node --input-type=module -e '${WAIT_FOR_SERVER}' || { cat "server-${block.line}.log"; exit 1; }`);
-    } else {
-      parts.push(block.text);
-    }
-  }
-  parts.push(`echo "::: done"`);
-  return `${parts.join("\n")}\n`;
-}
 
 async function run(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
   const proc = Bun.spawn(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });

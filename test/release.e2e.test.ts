@@ -9,10 +9,11 @@
  * qemu-user-static, libc6:arm64); CI runs as root, as `dpkg -i` must.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { fetchAccessToken, scratchDir, startServer, type RunningServer } from "./cli-harness.ts";
+import { runnableBlocks, scriptFor } from "./runnable-blocks.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const version = packageJson.version;
@@ -138,6 +139,19 @@ describe("the amd64 package, installed with dpkg -i", () => {
       await tokenAndPage(server, client);
       servers.splice(servers.indexOf(server), 1);
       await server.stop();
+
+      // docs/install.md's first-time set-up, as an admin types it (sudo, the alias, stdin imports).
+      const guide = runnableBlocks(readFileSync(join(ROOT, "docs/install.md"), "utf8"));
+      expect(guide.length).toBeGreaterThanOrEqual(2);
+      const admin = join(scratch.dir, "admin");
+      mkdirSync(admin, { recursive: true });
+      for (const name of ["holidays.jsonl", "employees.csv", "leave.jsonl"]) copyFileSync(join(ROOT, "examples/import", name), join(admin, name));
+      writeFileSync(join(admin, "install-blocks.sh"), scriptFor(guide, "docs/install.md", ["shopt -s expand_aliases"]));
+      const followed = await run(["bash", "install-blocks.sh"], { cwd: admin });
+      if (followed.code !== 0 || !followed.stdout.includes("::: done"))
+        throw new Error(`a docs/install.md block failed:\n${followed.stdout}${followed.stderr}`);
+      expect(followed.stdout).toContain("imported 3 rows of employees into Acme Ltd");
+      expect(followed.stdout).toMatch(/^client_secret: svcs_/m);
 
       await mustRun(["dpkg", "-r", "leaveapi"]);
       expect(existsSync("/usr/bin/leaveapi")).toBe(false);
