@@ -64,7 +64,7 @@ export class DeletionWrites {
     await this.db.deleteFrom("deletions").where("organisation_id", "=", this.organisationId).where("resource", "=", resource).where("id", "in", ids).execute();
   }
 
-  /** Before `ids` are soft-deleted: tombstones for the live employees among them and for their listed bookings. */
+  /** Before `ids` are deleted: tombstones for the live employees among them and for their listed bookings. */
   async hidingEmployees(ids: string[], now: number): Promise<void> {
     const live = this.db
       .selectFrom("employees")

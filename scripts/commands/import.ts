@@ -56,7 +56,8 @@ employee_external_id and its leave type as leave_type: {id?, name, category, is_
 (CSV: leave_type_id, leave_type_name, leave_type_category, leave_type_is_paid); a
 booking without days gets them computed. Holidays rows have type "company" (closure
 days) or "public" (with calendar: replaces that calendar's year for this organisation).
-"deleted": true soft-deletes. updated_at is accepted and ignored; any other unknown
+"deleted": true deletes (an employee with their bookings; nothing of them is kept but
+the deletions feed's tombstone). updated_at is accepted and ignored; any other unknown
 field is an error. CSV: a header row, an empty cell is null, booleans true/false, and a
 text cell written as '=… (a leading ' before = + - @, a tab, a carriage return or NUL,
 as 'leaveapi fetch' writes them against formula injection) loses that '.

@@ -10,7 +10,7 @@
  * - Employees and bookings are keyed by `id` (any case, stored lower-case) or by
  *   `external_id`, whose id is then derived (`derivedId`). Leave types are keyed by
  *   `leave_type.id`, else by their name.
- * - `deleted: true` soft-deletes: only what identifies the record is read; other fields of
+ * - `deleted: true` deletes: only what identifies the record is read; other fields of
  *   the kind are allowed and ignored.
  * - Normalised records hold exactly the fields the import writer takes, so the store's
  *   content digest (over those fields, sorted: lib/imported-content.ts), and with it "an
