@@ -28,6 +28,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
+import { countLiveRecords, deleteBookingsOutright, deleteEmployeesOutright, liveRecordIds, softDeleteClosures } from "./import-deletes.ts";
 import type { ImportStamps } from "./published-stamps.ts";
 import { CACHED_PLACEHOLDER_LIMIT } from "./fast-paths.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
@@ -281,24 +282,6 @@ export class SqlImportWriter implements ImportWriter {
     return counts;
   }
 
-  /** Soft-deletes closure days `ids` (a closure is no one's personal data: it stays, marked). */
-  private async softDeleteClosures(organisationId: string, ids: string[], now: number): Promise<WriteCounts> {
-    const counts = noCounts();
-    for (const batch of chunks([...new Set(ids)])) {
-      const result = await this.db
-        .updateTable("closure_days")
-        .set({ deleted_at: now, updated_at: now })
-        .where("organisation_id", "=", organisationId)
-        .where("id", "in", batch)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst();
-      const n = Number(result.numUpdatedRows);
-      counts.deleted += n;
-      counts.unchanged += batch.length - n;
-    }
-    return counts;
-  }
-
   /**
    * Deletes the employees and, with them, their bookings (DECISIONS §13: a deleted record
    * keeps only its id, organisation and deletion instant, which its tombstone holds). The
@@ -307,23 +290,13 @@ export class SqlImportWriter implements ImportWriter {
   async deleteEmployees(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
     await this.flushStaged();
-    const deletions = new DeletionWrites(this.db, organisationId);
-    const counts = noCounts();
-    for (const batch of chunks([...new Set(ids)])) {
-      await deletions.hidingEmployees(batch, now);
-      await this.db.deleteFrom("leave_bookings").where("organisation_id", "=", organisationId).where("employee_id", "in", batch).execute();
-      const n = await this.deleteRows("employees", organisationId, batch);
-      counts.deleted += n;
-      counts.unchanged += batch.length - n;
-    }
-    if (counts.deleted > 0) this.deletedAny = true;
-    return counts;
+    return this.noted(await deleteEmployeesOutright(this.db, organisationId, ids, now));
   }
 
-  /** Deletes the rows `ids` of `table` outright; returns how many there were. */
-  private async deleteRows(table: "employees" | "leave_bookings", organisationId: string, ids: string[]): Promise<number> {
-    const result = await this.db.deleteFrom(table).where("organisation_id", "=", organisationId).where("id", "in", ids).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** Counts that say whether anything was deleted, which `deletedAny` remembers. */
+  private noted(counts: WriteCounts): WriteCounts {
+    if (counts.deleted > 0) this.deletedAny = true;
+    return counts;
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {
@@ -441,16 +414,7 @@ export class SqlImportWriter implements ImportWriter {
   async deleteLeaveBookings(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
     await this.flushStaged();
-    const deletions = new DeletionWrites(this.db, organisationId);
-    const counts = noCounts();
-    for (const batch of chunks([...new Set(ids)])) {
-      await deletions.hidingBookings(batch, now);
-      const n = await this.deleteRows("leave_bookings", organisationId, batch);
-      counts.deleted += n;
-      counts.unchanged += batch.length - n;
-    }
-    if (counts.deleted > 0) this.deletedAny = true;
-    return counts;
+    return this.noted(await deleteBookingsOutright(this.db, organisationId, ids, now));
   }
 
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], asked: number): Promise<WriteCounts> {
@@ -461,7 +425,7 @@ export class SqlImportWriter implements ImportWriter {
 
   async deleteClosureDays(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
     const now = await this.stamps.stampFor(organisationId, asked);
-    return this.softDeleteClosures(organisationId, ids, now);
+    return softDeleteClosures(this.db, organisationId, ids, now);
   }
 
   async replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void> {
@@ -488,25 +452,13 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async countLive(organisationId: string, scope: PruneScope): Promise<number> {
-    const row = await (await this.liveQuery(organisationId, scope))
-      .select((eb) => eb.fn.countAll<number | string | bigint>().as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    if (scope.record === "booking") await this.flushStaged();
+    return countLiveRecords(this.db, organisationId, scope);
   }
 
   async liveIds(organisationId: string, scope: PruneScope, after: string | null, limit: number): Promise<string[]> {
-    let query = (await this.liveQuery(organisationId, scope)).select("id").orderBy("id").limit(limit);
-    if (after !== null) query = query.where("id", ">", after);
-    return (await query.execute()).map((r) => r.id);
-  }
-
-  /** The live records of `scope`, the staged new bookings written first so that they are among them. */
-  private async liveQuery(organisationId: string, scope: PruneScope) {
+    // The staged new bookings are written first, so that they are among the live ones.
     if (scope.record === "booking") await this.flushStaged();
-    // Both tables have the columns used here; one builder keeps one type.
-    const table = (scope.record === "employee" ? "employees" : "leave_bookings") as "leave_bookings";
-    let query = this.db.selectFrom(table).where("organisation_id", "=", organisationId).where("deleted_at", "is", null);
-    if (scope.record === "booking") query = query.where("start_date", ">=", scope.from).where("start_date", "<=", scope.to);
-    return query;
+    return liveRecordIds(this.db, organisationId, scope, after, limit);
   }
 }
