@@ -4,7 +4,9 @@
  * (German headers, an entry date in `dd.mm.yyyy`, a unique e-mail a row, the sheet before
  * the shared strings in the zip, as streaming writers put it) is written, then read whole
  * with readXlsx in a child process of its own, whose peak RSS (VmHWM) is reported with
- * the rows, the time, and the file's packed and unpacked size.
+ * the rows, the time, and the file's packed and unpacked size; then imported whole with
+ * `leaveapi import --map` into a fresh SQLite database, with that command's time and peak
+ * RSS.
  *
  *   bun bench/xlsx-memory.ts [--rows N] [--file PATH]
  *
@@ -13,11 +15,12 @@
  * 700 MB, which an import refuses. `--file` keeps the file there (written once, reused
  * if present) instead of in a temporary folder.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readXlsx } from "../scripts/import/read-xlsx.ts";
+import { runCli } from "./harness/processes.ts";
 import { unpackedSize, writeXlsx, type XlsxCell } from "../test/xlsx-files.ts";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "595000" }, file: { type: "string" }, read: { type: "string" } } });
@@ -34,6 +37,21 @@ if (values.read !== undefined) {
 }
 
 const ROWS = Number(values.rows);
+/** How the import reads this workbook: its German columns, statuses and the e-mail it leaves out. */
+const PERSONIO_MAP = {
+  columns: {
+    Personalnummer: "external_id",
+    Vorname: "first_name",
+    Nachname: "last_name",
+    Eintrittsdatum: "start_date",
+    Austrittsdatum: "leaving_date",
+    Abteilung: "department",
+    Status: "status",
+    "E-Mail": null,
+  },
+  values: { status: { aktiv: "active", inaktiv: "terminated" } },
+  dates: "DD.MM.YYYY",
+};
 const FIRST_NAMES = ["Anna", "Ben", "Clara", "David", "Emma", "Felix", "Greta", "Hannah", "Jonas", "Lea", "Lukas", "Marie", "Noah", "Paul", "Sophie", "Tim"];
 const LAST_NAMES = [
   "Müller",
@@ -92,6 +110,21 @@ try {
     `xlsx read: ${rows.toLocaleString("en")} records (header included) in ${seconds.toFixed(1)} s, ${Math.round(rows / seconds).toLocaleString("en")} rows/s; ` +
       `${mb(statSync(file).size)} MB zipped, ${mb(unpackedSize(file))} MB unpacked; peak RSS ${mb(peakKib * 1024)} MB`,
   );
+  // The whole import, as an admin runs it: the command line, a map, a SQLite database.
+  const dir = mkdtempSync(join(tmpdir(), "leaveapi-xlsx-import-"));
+  try {
+    const db = ["--db", join(dir, "import.sqlite")];
+    const org = (JSON.parse((await runCli([...db, "org", "create", "--name", "Bench GmbH", "--json"])).stdout) as { id: string }).id;
+    const map = join(dir, "map.json");
+    writeFileSync(map, JSON.stringify(PERSONIO_MAP));
+    const run = await runCli([...db, "import", "--org", org, "--kind", "employees", "--map", map, file]);
+    console.log(
+      `leaveapi import of it: ${run.stdout.trim().split("\n")[0]} in ${run.seconds.toFixed(1)} s, ` +
+        `${Math.round((rows - 1) / run.seconds).toLocaleString("en")} rows/s; peak RSS ${mb(run.maxRssKib * 1024)} MB`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } finally {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 }

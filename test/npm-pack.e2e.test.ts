@@ -20,7 +20,7 @@ import { fetchAccessToken, startServer, type RunningServer } from "./cli-harness
 import { pathWithoutBun } from "./node-only-path.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
 import { BAMBOO_MAP, PERSONIO_MAP } from "./hr-exports.ts";
-import { writeXlsx } from "./xlsx-files.ts";
+import { writeXlsx, writeZipBomb } from "./xlsx-files.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const ENTRIES = ["index", "sqlite", "sqlite-node", "postgres", "node", "memory", "testing", "client"];
@@ -37,11 +37,17 @@ afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000);
 
 const NODE_ONLY = { PATH: pathWithoutBun(), DATABASE_URL: "", LEAVEAPI_DB: "" };
 
-async function run(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+/** Runs a command; a non-zero exit is an error unless `mustSucceed` is false. */
+async function run(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  mustSucceed = true,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const proc = Bun.spawn(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}:\n${stdout}\n${stderr}`);
-  return { stdout, stderr };
+  if (code !== 0 && mustSucceed) throw new Error(`${argv.join(" ")} exited ${code}:\n${stdout}\n${stderr}`);
+  return { stdout, stderr, code };
 }
 
 /** `npx leaveapi …` in the consumer project, on a PATH with Node and no Bun. */
@@ -433,6 +439,46 @@ describe("the installed leaveapi command, on a machine with Node and no Bun on P
       ["2002", "2020-01-15"],
     ]);
     expect((await npxJson<{ created: number }>([...database, "import", "--org", org.id, "--kind", "employees", "--map", xlsxMap, xlsx])).created).toBe(2);
+
+    // UTF-16 as Excel's "Unicode text" saves it: recognised by its byte-order mark.
+    const utf16 = join(scratch, "unicode.txt");
+    writeFileSync(
+      utf16,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("external_id\tfirst_name\tlast_name\tstatus\r\nU1\tŁucja\tWęgrzyn\tactive\r\n", "utf16le")]),
+    );
+    expect((await npxJson<{ created: number }>([...database, "import", "--org", org.id, "--kind", "employees", "--format", "csv", utf16])).created).toBe(1);
+    // A zip bomb is refused before anything is unpacked.
+    const bomb = join(scratch, "bomb.xlsx");
+    await writeZipBomb(bomb, "lying");
+    const refused = await run(["npx", "--no-install", "leaveapi", ...database, "import", "--org", org.id, "--kind", "employees", bomb], app, NODE_ONLY, false);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("a damaged file or a zip bomb");
+    // A full export that would delete most of the three people is refused; one that leaves out one is taken with --prune-max.
+    const full = (ids: string[]) => {
+      const path = join(scratch, `full-${ids.length}.csv`);
+      writeFileSync(path, `external_id,first_name,last_name,status\n${ids.map((id) => `${id},F,L,active`).join("\n")}\n`);
+      return path;
+    };
+    const tooFew = await run(
+      ["npx", "--no-install", "leaveapi", ...database, "import", "--org", org.id, "--kind", "employees", "--prune", full(["2001"])],
+      app,
+      NODE_ONLY,
+      false,
+    );
+    expect(tooFew.stderr).toContain("--prune would delete 2 of the 3 live employees");
+    const pruned = await npxJson<{ pruned: number }>([
+      ...database,
+      "import",
+      "--org",
+      org.id,
+      "--kind",
+      "employees",
+      "--prune",
+      "--prune-max",
+      "50",
+      full(["2001", "U1"]),
+    ]);
+    expect(pruned.pruned).toBe(1);
   }, 120_000);
 
   test("on SQLite: migrate, org create, org enable-api, import, credentials create, serve", async () => {
