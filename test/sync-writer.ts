@@ -10,7 +10,8 @@
  *   quit   close the store and exit
  *
  * It prints `ready` once the initial data is in. Changes: employee updates, deletions,
- * re-imports of deleted employees (their bookings come back), new employees; booking
+ * re-imports of deleted employees (created afresh: their bookings went with them, DECISIONS
+ * §13), new employees; booking
  * updates, start_date edits, deletions, new bookings, switches between an annual and a
  * sick leave type (a switch hides or shows a booking); leave-type renames (which move the
  * updated_at of every booking of the type). Random choices come from a seeded generator,
@@ -118,6 +119,8 @@ const CHANGES: [number, () => Promise<void>][] = [
       const e = pick([...employees.values()]);
       employees.delete(e.id);
       deletedEmployees.set(e.id, e);
+      // Their bookings are deleted with them, for good.
+      for (const b of [...bookings.values()]) if (b.employee_id === e.id) bookings.delete(b.id);
       await write("employees", [{ id: e.id, deleted: true }], "employee deletion");
     },
   ],
