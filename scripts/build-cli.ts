@@ -20,10 +20,9 @@ export const CLI_OUTDIR = join(ROOT, "dist/cli");
 /** The command line's entry in the bundle; bin/leaveapi.mjs runs this file. */
 export const CLI_MAIN = "scripts/cli.js";
 
-/** Builds dist/cli from scratch and checks that it runs; returns the entry's path. Throws on any failure. */
-export async function buildCli(outdir: string = CLI_OUTDIR): Promise<string> {
-  rmSync(outdir, { recursive: true, force: true });
-  const result = await Bun.build({
+/** How the command line is bundled: dist/cli, and the inventory of what it contains (scripts/release/bundled-packages.ts). */
+export function cliBuildConfig(outdir: string) {
+  return {
     entrypoints: [join(ROOT, "scripts/cli.ts"), ...THREAD_ENTRIES.map((path) => join(ROOT, path))],
     root: ROOT,
     outdir,
@@ -33,7 +32,13 @@ export async function buildCli(outdir: string = CLI_OUTDIR): Promise<string> {
     naming: { chunk: "chunks/[name]-[hash].[ext]" },
     external: ["pg-native"],
     throw: false,
-  });
+  } satisfies Bun.BuildConfig;
+}
+
+/** Builds dist/cli from scratch and checks that it runs; returns the entry's path. Throws on any failure. */
+export async function buildCli(outdir: string = CLI_OUTDIR): Promise<string> {
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await Bun.build(cliBuildConfig(outdir));
   if (!result.success) throw new Error(`bun build (command line) failed:\n${result.logs.map(String).join("\n")}`);
   checkNoBuildPaths(outdir);
 

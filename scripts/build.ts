@@ -15,7 +15,7 @@
  * no node_modules. The build fails unless the new binary answers `--version` with
  * package.json's version, so a compiler option that breaks start-up never ships.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
@@ -63,11 +63,18 @@ function bunBuildArgs(options: BuildOptions): string[] {
 }
 
 /** Builds the executable and checks it starts; returns its size in bytes. Throws on any failure. */
-export async function buildExecutable(options: BuildOptions, runner?: string[]): Promise<number> {
+export async function buildExecutable(options: BuildOptions, runner?: string[] | { elfMachine: number }): Promise<number> {
   mkdirSync(dirname(options.outfile), { recursive: true });
   const build = Bun.spawn([process.execPath, ...bunBuildArgs(options)], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
   if ((await build.exited) !== 0) throw new Error(`bun build failed (exit ${build.exitCode})`);
 
+  // A binary for a platform this machine cannot run is checked to be an executable for it.
+  if (runner !== undefined && !Array.isArray(runner)) {
+    const header = readFileSync(options.outfile).subarray(0, 20);
+    if (header.readUInt32BE(0) !== 0x7f454c46 || header.readUInt16LE(18) !== runner.elfMachine)
+      throw new Error(`${options.outfile} is not an ELF executable for ${options.target}`);
+    return statSync(options.outfile).size;
+  }
   // Run from the file system root, where no node_modules can be found; a binary for
   // another platform is run by `runner` (qemu-user), when the caller has one.
   const check = Bun.spawn([...(runner ?? []), options.outfile, "--version"], { cwd: "/", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });

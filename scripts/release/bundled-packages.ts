@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { THREAD_ENTRIES } from "../build-library.ts";
+import { cliBuildConfig } from "../build-cli.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 
@@ -32,16 +32,7 @@ export interface BundledPackage {
 export async function bundledPackages(): Promise<BundledPackage[]> {
   const outdir = mkdtempSync(join(tmpdir(), "leaveapi-inventory-"));
   try {
-    const result = await Bun.build({
-      entrypoints: [join(ROOT, "scripts/cli.ts"), ...THREAD_ENTRIES.map((path) => join(ROOT, path))],
-      root: ROOT,
-      outdir,
-      target: "bun",
-      format: "esm",
-      external: ["pg-native"],
-      metafile: true,
-      throw: false,
-    });
+    const result = await Bun.build({ ...cliBuildConfig(outdir), metafile: true });
     if (!result.success || !result.metafile) throw new Error(`bun build (inventory) failed:\n${result.logs.map(String).join("\n")}`);
     const meta = (typeof result.metafile === "string" ? JSON.parse(result.metafile) : result.metafile) as { inputs: Record<string, unknown> };
     const roots = new Set<string>();
