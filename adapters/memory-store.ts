@@ -3,8 +3,8 @@
  * `lib/store.ts` makes, written to be read, and an `AdminStore` like the SQL stores: the
  * same organisation, API access, client and import operations, proved by the same
  * contract (`runAdminStoreContract`). A host implementing Store over its own tables can
- * follow it method by method: each one filters, sorts and slices plain collections the
- * way the SQL store's `where`, `order by` and `limit` do.
+ * follow it method by method: its data reads (memory/memory-reads.ts) filter, sort and
+ * slice plain collections the way the SQL store's `where`, `order by` and `limit` do.
  *
  * Use it for tests, demos and prototypes. It keeps everything in one process, so data,
  * tokens and rate limits vanish on restart and are not shared between instances.
@@ -25,22 +25,13 @@
  */
 import { StoreUnavailableError } from "../lib/errors.ts";
 import type { AdminStore, OrganisationContents } from "../lib/admin-store.ts";
-import type { EmployeeRecord, LeaveBookingRecord } from "../lib/records.ts";
-import type {
-  AccessTokenGrant,
-  ApiClient,
-  ClientCredentials,
-  DeletionPageQuery,
-  EmployeePageQuery,
-  LeavePageQuery,
-  Organisation,
-  Store,
-} from "../lib/store.ts";
-import type { StoreContents, StoredBooking, StoredClient, StoredEmployee } from "../lib/store-contents.ts";
+import type { AccessTokenGrant, ApiClient, ClientCredentials, Organisation, Store } from "../lib/store.ts";
+import type { StoreContents, StoredClient } from "../lib/store-contents.ts";
 import { memoryImportWriter } from "./memory/memory-import-writer.ts";
+import { compare, memoryReads } from "./memory/memory-reads.ts";
 import { memoryRateEvents } from "./memory/memory-rate-events.ts";
 import { deriveTombstones } from "./memory/memory-deletions.ts";
-import { closureDaysWithin, copyTables, emptyTables, holidayKey, importedHolidaysWithin, keyOf, publishLate } from "./memory/memory-tables.ts";
+import { copyTables, emptyTables, holidayKey, keyOf, publishLate } from "./memory/memory-tables.ts";
 
 export interface MemoryStore extends Store, AdminStore {
   /**
@@ -53,11 +44,6 @@ export interface MemoryStore extends Store, AdminStore {
    */
   load(data: StoreContents): void;
 }
-
-const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Whether (a1, a2) comes strictly after (b1, b2): SQL's row comparison `(a1, a2) > (b1, b2)`. */
-const isAfter = (a1: string | number, a2: string, b1: string | number, b2: string) => a1 > b1 || (a1 === b1 && a2 > b2);
 
 /** The client without its secret digest, as `listClients` and `revokeClient` answer. */
 const toApiClient = ({ secret_digest: _s, ...client }: StoredClient): ApiClient => structuredClone(client);
@@ -91,13 +77,6 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
   const open = () => {
     if (closed) throw new StoreUnavailableError("The memory store has been closed.");
   };
-
-  const liveEmployee = (organisationId: string, id: string) => {
-    const employee = tables.employees.get(keyOf(organisationId, id));
-    return employee && !employee.deleted ? employee : undefined;
-  };
-
-  const toEmployee = ({ organisation_id: _o, deleted: _d, ...record }: StoredEmployee): EmployeeRecord => record;
 
   /**
    * Access off revokes the organisation's tokens for good, so they are dropped rather
@@ -353,90 +332,7 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
       return rateEvents.sweep(now, windowMs);
     },
 
-    async listEmployees(q: EmployeePageQuery) {
-      open();
-      const { after } = q;
-      return [...tables.employees.values()]
-        .filter((e) => e.organisation_id === q.organisationId && !e.deleted)
-        .filter((e) => q.status === undefined || e.status === q.status)
-        .filter((e) => q.updatedSince === undefined || e.updated_at >= q.updatedSince)
-        .filter((e) => !after || isAfter(e.updated_at, e.id, after.updatedAt, after.id))
-        .sort((a, b) => compare(a.updated_at, b.updated_at) || compare(a.id, b.id))
-        .slice(0, q.limit)
-        .map(toEmployee);
-    },
-
-    async findEmployee(organisationId, id) {
-      open();
-      const employee = liveEmployee(organisationId, id);
-      return employee ? toEmployee(employee) : null;
-    },
-
-    async listOverlappingLeave(q: LeavePageQuery) {
-      open();
-      const { after } = q;
-      const typeOf = (b: StoredBooking) => tables.leaveTypes.get(keyOf(b.organisation_id, b.leave_type_id));
-      const records: LeaveBookingRecord[] = [];
-      for (const b of tables.bookings.values()) {
-        if (b.organisation_id !== q.organisationId || b.deleted) continue;
-        if (b.start_date > q.to || b.end_date < q.from) continue;
-        const type = typeOf(b);
-        if (type?.category !== "annual" || !liveEmployee(b.organisation_id, b.employee_id)) continue;
-        if (q.status !== undefined && b.status !== q.status) continue;
-        if (q.employeeId !== undefined && b.employee_id !== q.employeeId) continue;
-        if (q.updatedSince !== undefined && b.updated_at < q.updatedSince) continue;
-        if (after && !isAfter(b.start_date, b.id, after.startDate, after.id)) continue;
-        const { organisation_id: _o, deleted: _d, leave_type_id: _t, ...booking } = b;
-        const { organisation_id: _to, ...leave_type } = type;
-        records.push({ ...booking, leave_type });
-      }
-      return records.sort((a, b) => compare(a.start_date, b.start_date) || compare(a.id, b.id)).slice(0, q.limit);
-    },
-
-    async listDeletions(q: DeletionPageQuery) {
-      open();
-      const { after } = q;
-      return [...tables.deletions.values()]
-        .filter((d) => d.organisation_id === q.organisationId && d.resource === q.resource && d.deleted_at >= q.deletedSince)
-        .filter((d) => !after || isAfter(d.deleted_at, d.id, after.deletedAt, after.id))
-        .sort((a, b) => compare(a.deleted_at, b.deleted_at) || compare(a.id, b.id))
-        .slice(0, q.limit)
-        .map(({ id, deleted_at }) => ({ id, deleted_at }));
-    },
-
-    async sweepDeletions(before) {
-      open();
-      let swept = 0;
-      for (const [key, d] of tables.deletions) {
-        if (d.deleted_at >= before) continue;
-        tables.deletions.delete(key);
-        swept++;
-      }
-      return swept;
-    },
-
-    async listClosureDays(organisationId, from, to) {
-      open();
-      return closureDaysWithin(tables, organisationId, from, to);
-    },
-
-    async observedCalendars(organisationId, from, to) {
-      open();
-      const calendars = new Set<string>();
-      for (const e of tables.employees.values()) {
-        if (e.organisation_id !== organisationId || e.deleted || e.holiday_calendar === null) continue;
-        // Employed at some point in [from, to]: a null start or leaving date is open-ended.
-        if ((e.start_date === null || e.start_date <= to) && (e.leaving_date === null || e.leaving_date >= from)) {
-          calendars.add(e.holiday_calendar);
-        }
-      }
-      return [...calendars].sort(compare);
-    },
-
-    async listImportedPublicHolidays(organisationId, calendars, fromYear, toYear) {
-      open();
-      return importedHolidaysWithin(tables, organisationId, calendars, fromYear, toYear);
-    },
+    ...memoryReads(() => tables, open),
 
     async ping() {
       open();

@@ -3,11 +3,10 @@
  * have: the same bytes as lib/'s pure-JavaScript ones (@noble/hashes), several times
  * faster. `leaveapi serve` passes the SHA-256 and the HMAC to createHandler (the digests
  * of every token request and bearer token, the cursors of every page; createHandler
- * checks each against lib/'s on a probe); an import hashes every row's content with the
- * SHA-256 and derives ids with the SHA-1.
- *
- * Measured: SHA-256 about 1 µs a digest against 4 to 7 µs, an HMAC about 1.2 µs a cursor
- * against 3 to 8.
+ * checks each against lib/'s on a probe); the SQL stores' openers (adapters/bun/sqlite.ts,
+ * adapters/node/sqlite.ts, adapters/postgres.ts) pass the SHA-256 to the store, which
+ * digests every imported row's content with it; an import derives ids with the SHA-1
+ * (bench/RESULTS.md, "Figures behind design choices", has the measured difference).
  */
 import { createHash, createHmac, hash } from "node:crypto";
 import type { Sha256Hex } from "../lib/digest.ts";

@@ -6,6 +6,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { cryptoRandomBytes } from "../lib/credentials.ts";
+import { nodeSha256Hex } from "./node-crypto.ts";
 import { POSTGRES } from "./sql/capabilities.ts";
 import { keepHotQueriesPrepared } from "./sql/fast-paths.ts";
 import { openSqlAdminStore, type SqlAdminStore } from "./sql/sql-admin-store.ts";
@@ -91,7 +92,8 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
       types,
       // Named statements are only the store's hot queries (sql/fast-paths.ts). A generic plan is
       // planned once; a custom one, which Postgres otherwise keeps choosing for the leave
-      // page, costs ~4 ms of planning per request. Their plans do not hinge on the values:
+      // page, is planned again on every request, which costs more than running it. Their
+      // plans do not hinge on the values:
       // ordered index scans under a LIMIT, keyed by the organisation.
       options: ["-c plan_cache_mode=force_generic_plan", ...(options.schema === undefined ? [] : [`-c search_path=${options.schema}`])].join(" "),
     });
@@ -106,6 +108,7 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
     caps: POSTGRES,
     isUnavailable: isPostgresUnavailable,
     randomBytes: cryptoRandomBytes,
+    sha256Hex: nodeSha256Hex,
     schema: options.schema,
     readDb,
     now: options.now,

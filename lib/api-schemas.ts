@@ -11,7 +11,7 @@ import { ACCESS_TOKEN_PATTERN, CLIENT_ID_PATTERN, CLIENT_SECRET_PATTERN, TOKEN_L
 import { ERROR_CODES } from "./errors.ts";
 import { apiEntries, EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS, LeaveTypeJson } from "./record-fields.ts";
 import { ALL_SCOPES } from "./scopes.ts";
-import { DELETED_RESOURCES } from "./store.ts";
+import { DELETED_RESOURCES } from "./deleted-resources.ts";
 
 const NextCursor = v.pipe(
   v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),

@@ -1,5 +1,7 @@
 /**
- * Fails when dependencies stop pointing one way (STYLE.md):
+ * Fails when dependencies stop pointing one way, so that each layer can be read, tested and
+ * changed without the ones above it, and when a source file grows past what can be read at
+ * one sitting:
  * - lib/ (and testing/, client/, the memory store) depends on anything runtime-specific or
  *   on the layers above it: lib/ runs unchanged on Bun, Deno and Node;
  * - anything but a test imports from testing/ (production code, examples/, bench/; a test
@@ -8,10 +10,21 @@
  *   contracts share lives in lib/ (lib/store-contents.ts);
  * - server/ imports a store implementation (adapters/, `leaveapi/sqlite` and the like, a
  *   database driver): it maps HTTP to lib/'s operations over the Store interface, and
- *   which store serves them is the host's choice, passed to createHandler.
+ *   which store serves them is the host's choice, passed to createHandler;
+ * - adapters/sql/ imports a runtime module or another adapter (adapters/node-crypto.ts,
+ *   adapters/bun/…): the one SQL store runs on Bun, Node and Deno, and what is native to
+ *   a runtime (a driver, a faster digest) is passed in by the adapter that opens it;
+ * - any file takes part in an import cycle (scripts/checks/import-graph.ts): files in a
+ *   cycle can only be understood, loaded and tested together, so the shared piece belongs
+ *   in a module below both. `import type` counts: it couples the files all the same;
+ * - anything but the dispatcher, scripts/cli.ts, imports a command of scripts/commands/:
+ *   commands are the top of the command line, built from scripts/serve/, scripts/import/
+ *   and the rest, never the other way round;
+ * - a source file (not a test) is over 400 lines: split it where its parts meet.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { cycles, importGraph } from "./checks/import-graph.ts";
 
 const root = join(import.meta.dir, "..");
 const FORBIDDEN: [RegExp, string][] = [
@@ -29,6 +42,10 @@ const STORE_IMPLEMENTATION: [RegExp, string][] = [
     /(from\s+|import\(\s*)["'](leaveapi\/(sqlite|postgres|memory)|kysely|pg|bun:sqlite|node:sqlite)["']/,
     "imports a store implementation or database driver (server/ works on the Store interface of lib/store.ts)",
   ],
+];
+const SQL_STORE: [RegExp, string][] = [
+  [/(from\s+|import\(\s*)["'](bun:|node:)/, "imports a runtime module (the opener in adapters/bun/, adapters/node/ or adapters/postgres.ts passes it in)"],
+  [/(from\s+|import\(\s*)["']\.\.\/(?!\.\.\/)/, "imports another adapter (the opener passes what the SQL store needs)"],
 ];
 const FROM_TESTING: [RegExp, string][] = [
   [/(from\s+|import\(\s*)["'](\.{1,2}\/)+testing\//, "imports from testing/ (move what it needs to lib/)"],
@@ -66,6 +83,7 @@ const memoryStore = [join(root, "adapters/memory-store.ts"), ...files(join(root,
 check([...files(join(root, "lib")), ...files(join(root, "testing")), ...files(join(root, "client")), ...memoryStore], FORBIDDEN);
 
 check(files(join(root, "server")), STORE_IMPLEMENTATION);
+check(files(join(root, "adapters/sql")), SQL_STORE);
 
 const testingEntry = join(root, "entry/testing.ts");
 const notTests = ["lib", "server", "adapters", "scripts", "client", "entry", "examples", "bench"].flatMap((dir) => [...files(join(root, dir))]);
@@ -74,11 +92,32 @@ check(
   FROM_TESTING,
 );
 
+const sources = ["lib", "server", "adapters", "scripts", "client", "entry", "testing", "bin"]
+  .flatMap((dir) => [...files(join(root, dir))])
+  .map((file) => relative(root, file));
+const graph = importGraph(root, sources);
+for (const cycle of cycles(graph)) problems.push(`import cycle: ${cycle.join(" → ")}`);
+
+const DISPATCHER = "scripts/cli.ts";
+for (const [file, imports] of graph) {
+  if (file === DISPATCHER) continue;
+  for (const target of imports.filter((t) => t.startsWith("scripts/commands/"))) {
+    problems.push(`${file}: imports the command ${target} (only ${DISPATCHER} loads commands; move what both need below them)`);
+  }
+}
+
+const MAX_LINES = 400;
+for (const file of sources) {
+  const lines = readFileSync(join(root, file), "utf8").split("\n").length - 1;
+  if (lines > MAX_LINES) problems.push(`${file}: ${lines} lines, over ${MAX_LINES} (split it where its parts meet)`);
+}
+
 if (problems.length > 0) {
-  console.error(`Dependencies must point one way (STYLE.md):\n${problems.join("\n")}`);
+  console.error(`Dependencies must point one way, without cycles, in files of at most ${MAX_LINES} lines:\n${problems.join("\n")}`);
   process.exit(1);
 }
 console.log(
   "boundaries: lib/, testing/, client/ and the memory store import nothing runtime-specific or from server/, adapters/, scripts/; " +
-    "server/ imports no store implementation; nothing but tests and entry/testing.ts imports testing/",
+    "server/ imports no store implementation; adapters/sql/ nothing runtime-specific nor another adapter; nothing but tests and entry/testing.ts imports testing/; " +
+    `no import cycles; only ${DISPATCHER} imports scripts/commands/; no source file over ${MAX_LINES} lines`,
 );

@@ -6,31 +6,24 @@
 import type { AdminStore, OrganisationContents } from "../lib/admin-store.ts";
 import { digestSecret, mintClient, mintClientSecret } from "../lib/credentials.ts";
 import { issueToken } from "../lib/issue-token.ts";
-import type { Scope } from "../lib/scopes.ts";
-import type { Organisation, Store } from "../lib/store.ts";
-import type { StoredClient } from "../lib/store-contents.ts";
-import type { WithAdminStore } from "./admin-store-contract.ts";
+import type { Store } from "../lib/store.ts";
+import {
+  ANNUAL,
+  NO_ORG,
+  ORG_A,
+  ORG_B,
+  SCOPES,
+  booking,
+  closure,
+  employee,
+  organisation,
+  tokenDigest,
+  withoutSecret,
+  type WithAdminStore,
+} from "./admin-fixture.ts";
 import { T0, fixtureUuid } from "./contract-fixture.ts";
-import { ANNUAL, booking, closure, employee } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
-export const ORG_A = fixtureUuid("0a000000", 0xa);
-export const ORG_B = fixtureUuid("0b000000", 0xb);
-export const NO_ORG = fixtureUuid("0f000000", 0xf);
-export const SCOPES: Scope[] = ["employees:read", "leave:read"];
-
-/** The helpers below are shared with admin-store-contract.ts. */
-export const organisation = (id: string, fields: Partial<Organisation> = {}): Organisation => ({
-  id,
-  name: "Acme Ltd",
-  api_enabled: true,
-  created_at: T0,
-  ...fields,
-});
-
-export const withoutSecret = ({ secret_digest: _, ...client }: StoredClient) => client;
-/** A token digest for the n-th token of a test (tokens are kept by digest only). */
-export const tokenDigest = (n: number) => n.toString(16).repeat(64).slice(0, 64);
 const nothing: OrganisationContents = { employees: 0, leave_bookings: 0, leave_types: 0, closure_days: 0, public_holidays: 0, clients: 0, tokens: 0 };
 
 /** One of everything an organisation holds: an employee and a booking, a leave type, a closure day, a public holiday, a client with a token. */

@@ -9,8 +9,9 @@ import type { AdminStore } from "../lib/admin-store.ts";
 import { digestSecret, mintClient } from "../lib/credentials.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import { T0, fixtureUuid } from "./contract-fixture.ts";
-import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, runAdminLifecycleCases, tokenDigest, withoutSecret } from "./admin-lifecycle-contract.ts";
-import { rejectionOf, runImportWriterCases } from "./import-writer-contract.ts";
+import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, rejectionOf, tokenDigest, withoutSecret, type WithAdminStore } from "./admin-fixture.ts";
+import { runAdminLifecycleCases } from "./admin-lifecycle-contract.ts";
+import { runImportWriterCases } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
 export interface AdminStoreUnderTest {
@@ -25,9 +26,6 @@ export interface AdminStoreContractOptions {
   /** An empty, migrated store; called once per test. */
   create: () => Promise<AdminStoreUnderTest>;
 }
-
-/** Runs `body` on a fresh store from `create`, and disposes of it whatever happens. */
-export type WithAdminStore = (body: (store: Store & AdminStore) => Promise<void>) => () => Promise<void>;
 
 const ORG_C = fixtureUuid("0c000000", 0xc);
 

@@ -8,7 +8,7 @@
 import type { AdminStore, ClosureDayInput, EmployeeInput, LeaveBookingInput, WriteCounts } from "../lib/admin-store.ts";
 import type { ClosureDayRecord, LeaveTypeRecord } from "../lib/records.ts";
 import type { ImportedPublicHoliday, Store } from "../lib/store.ts";
-import type { WithAdminStore } from "./admin-store-contract.ts";
+import { ANNUAL, booking, closure, employee, rejectionOf, type WithAdminStore } from "./admin-fixture.ts";
 import { T0, U, fixtureUuid } from "./contract-fixture.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
@@ -18,62 +18,8 @@ const [E1, E2, E3, E9] = [1, 2, 3, 9].map((n) => fixtureUuid("e0000000", n)) as 
 const [K1, K2] = [1, 2].map((n) => fixtureUuid("b0000000", n)) as [string, string];
 const [C1, C2, C9] = [1, 2, 9].map((n) => fixtureUuid("c0000000", n)) as [string, string, string];
 
-export const ANNUAL: LeaveTypeRecord = { id: fixtureUuid("a0000000", 1), name: "Annual leave", category: "annual", is_paid: true };
 const UNPAID: LeaveTypeRecord = { id: fixtureUuid("a0000000", 2), name: "Unpaid leave", category: "annual", is_paid: false };
 const NO_TYPE = fixtureUuid("a0000000", 9);
-
-/** An employee as imported, with `fields` over typical values; shared with admin-lifecycle-contract.ts. */
-export const employee = (id: string, fields: Partial<EmployeeInput> = {}): EmployeeInput => ({
-  id,
-  external_id: null,
-  first_name: "Ada",
-  last_name: "Lovelace",
-  preferred_name: null,
-  job_title: "Engineer",
-  department: "Engineering",
-  status: "active",
-  start_date: "2020-01-06",
-  leaving_date: null,
-  holiday_calendar: "gb-eng",
-  ...fields,
-});
-
-export const booking = (id: string, employee_id: string, fields: Partial<LeaveBookingInput> = {}): LeaveBookingInput => ({
-  id,
-  external_id: null,
-  employee_id,
-  leave_type_id: ANNUAL.id,
-  start_date: "2026-03-02",
-  end_date: "2026-03-03",
-  start_half_day: false,
-  start_half_period: null,
-  end_half_day: false,
-  end_half_period: null,
-  days: 2,
-  status: "approved",
-  requested_at: T0,
-  reviewed_at: T0,
-  cancelled_at: null,
-  ...fields,
-});
-
-export const closure = (id: string, date: string, fields: Partial<ClosureDayInput> = {}): ClosureDayInput => ({
-  id,
-  date,
-  name: "Company day",
-  applies_to: "all",
-  department: null,
-  location: null,
-  deducts_from_leave: true,
-  ...fields,
-});
-
-/** What a promise rejected with, or `null` when it resolved. */
-export const rejectionOf = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => null,
-    (error: unknown) => error ?? "rejected with nothing",
-  );
 
 const counts = (some: Partial<WriteCounts>): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0, ...some });
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -82,15 +28,16 @@ const byDate = (days: ClosureDayRecord[]) => [...days].sort((a, b) => compare(a.
 const byCalendarAndDate = (holidays: ImportedPublicHoliday[]) => [...holidays].sort((a, b) => compare(a.calendar, b.calendar) || compare(a.date, b.date));
 
 /** The organisation's live employees as (id, updated_at), in the page's order. */
-const employeeVersions = async (store: Store) => (await store.listEmployees({ organisationId: ORG, limit: 1000 })).map((e) => [e.id, e.updated_at]);
+const employeeVersions = async (store: Store) =>
+  (await store.listEmployees({ organisationId: ORG, filters: {}, limit: 1000 })).map((e) => [e.id, e.updated_at]);
 
 /** Every visible annual booking of the organisation. */
-const allLeave = (store: Store) => store.listOverlappingLeave({ organisationId: ORG, from: "0001-01-01", to: "9999-12-31", limit: 1000 });
+const allLeave = (store: Store) => store.listOverlappingLeave({ organisationId: ORG, filters: { from: "0001-01-01", to: "9999-12-31" }, limit: 1000 });
 const leaveVersions = async (store: Store) => (await allLeave(store)).map((b) => [b.id, b.updated_at]);
 
 /** All a client could see of the organisation's imported data. */
 const everything = async (store: Store) => ({
-  employees: await store.listEmployees({ organisationId: ORG, limit: 1000 }),
+  employees: await store.listEmployees({ organisationId: ORG, filters: {}, limit: 1000 }),
   leave: await allLeave(store),
   closures: byDate(await store.listClosureDays(ORG, "0001-01-01", "9999-12-31")),
   holidays: byCalendarAndDate(await store.listImportedPublicHolidays(ORG, ["gb-eng", "gb-sct"], 2000, 2100)),
@@ -148,7 +95,7 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
         await seed(store, [], []);
         const rows = [employee(E1, { first_name: "Ada" }), employee(E1, { first_name: "Augusta" })];
         expect(await store.runImport((w) => w.upsertEmployees(ORG, rows, U[1]))).toEqual(counts({ created: 1 }));
-        expect((await store.listEmployees({ organisationId: ORG, limit: 10 })).map((e) => e.first_name)).toEqual(["Augusta"]);
+        expect((await store.listEmployees({ organisationId: ORG, filters: {}, limit: 10 })).map((e) => e.first_name)).toEqual(["Augusta"]);
       }),
     );
 

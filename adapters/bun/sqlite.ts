@@ -1,9 +1,10 @@
 /**
  * The embedded SQLite store on bun:sqlite, through Kysely's SqliteDialect: WAL so readers
  * never wait for the importer, a busy timeout so concurrent writers queue instead of
- * failing, and foreign keys on. Its statement cache and hot connection: sql/fast-paths.ts.
+ * failing, and foreign keys on. Its statement cache and hot connection: adapters/sql/fast-paths.ts.
  */
 import { Database } from "bun:sqlite";
+import { nodeSha256Hex } from "../node-crypto.ts";
 import { cachingSqliteDatabase, sqliteHotConnection, type HotConnection } from "../sql/fast-paths.ts";
 import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
 import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
@@ -30,5 +31,5 @@ function hotConnection(options: SqliteStoreOptions): HotConnection | undefined {
 
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
-  return sqliteStore(cachingSqliteDatabase(openDatabase(options)), isUnavailable, hotConnection(options), options.now);
+  return sqliteStore(cachingSqliteDatabase(openDatabase(options)), { isUnavailable, hot: hotConnection(options), now: options.now, sha256Hex: nodeSha256Hex });
 }

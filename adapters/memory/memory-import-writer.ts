@@ -1,10 +1,11 @@
 /**
- * The memory store's import writer: the SQL import writer's rules (sql-import-writer.ts)
- * over the Maps of one import's copy of the tables (memory-tables.ts). Upserts write only
- * new and changed records, judged by what a client can see of them
- * (lib/imported-content.ts), so an identical re-import moves no `updated_at` (docs/api.md,
- * "Incremental sync"); deletions are soft; the references the SQL schema enforces with
- * foreign keys are refused here with a plain `Error`, which rolls the import back.
+ * The memory store's import writer: the SQL import writer's rules
+ * (adapters/sql/sql-import-writer.ts, adapters/sql/changed-rows.ts) over the Maps of one
+ * import's copy of the tables (memory-tables.ts). Upserts write only new and changed
+ * records, judged by what a client can see of them (lib/imported-content.ts), so an
+ * identical re-import moves no `updated_at` (docs/api.md, "Incremental sync"); deletions
+ * are soft; the references the SQL schema enforces with foreign keys are refused here
+ * with a plain `Error`, which rolls the import back.
  */
 import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";

@@ -11,10 +11,12 @@
  */
 import { createRequire } from "node:module";
 import { SqliteUnsupportedError } from "../../lib/errors.ts";
+import { nodeSha256Hex } from "../node-crypto.ts";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SqliteDatabase } from "kysely";
 import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
-import { configureSqlite, kyselyStatement, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
+import { kyselyStatement } from "../sql/driver-statement.ts";
+import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
 
 export type NodeSqliteStoreOptions = SqliteStoreOptions;
 
@@ -78,5 +80,5 @@ export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminSt
   const { DatabaseSync } = loadNodeSqlite();
   const database = new DatabaseSync(options.filename);
   configureSqlite(database, options);
-  return sqliteStore(kyselyDatabase(database), isUnavailable, undefined, options.now);
+  return sqliteStore(kyselyDatabase(database), { isUnavailable, now: options.now, sha256Hex: nodeSha256Hex });
 }

@@ -1,6 +1,6 @@
 /**
  * The speed-ups between Kysely and the drivers, all here. Each answers exactly as the plain
- * path would (test/sql-fast-paths.test.ts checks the store against plain Kysely queries):
+ * path would (test/sql-fast-paths.pg.test.ts checks the store against plain Kysely queries):
  *
  * - compiled-queries.ts: the store's queries compiled once (its own module);
  * - bun:sqlite: hot SQL runs from the driver's statement cache, and on a connection of its
@@ -13,7 +13,7 @@
  */
 import { sql, type Kysely, type PostgresPool, type PostgresCursor, type PostgresPoolClient, type PostgresQueryResult, type SqliteDatabase } from "kysely";
 import { HOT_SQL_PREFIX, type DirectRunner } from "./compiled-queries.ts";
-import { kyselyStatement, type DriverStatement } from "./sqlite-store.ts";
+import { kyselyStatement, type DriverStatement } from "./driver-statement.ts";
 
 /** What bun:sqlite's Database and Statement offer that is used here. */
 type BunBinding = string | number | bigint | boolean | null | Uint8Array;
@@ -33,7 +33,7 @@ const bunBindings = (parameters: readonly unknown[]) => parameters as BunBinding
 /**
  * Statements with more placeholders than this are not cached: multi-row writes vary in
  * shape, and each would stay in memory. The API's reads stay below it, the leave page's
- * one-scan-per-span-class query (about 10 kB of SQL, up to ~110 placeholders) included.
+ * one-scan-per-span-class query (one arm, with its placeholders, per span class) included.
  */
 export const CACHED_PLACEHOLDER_LIMIT = 256;
 
@@ -108,8 +108,8 @@ function statementName(text: string): string {
 /**
  * `pool` as Kysely's PostgresDialect drives it, running hot SQL (compiled-queries.ts) as
  * named prepared statements: parsed and planned once per connection, where an unnamed
- * statement is planned on every call (about 4 ms for the leave page's
- * one-scan-per-span-class query, more than running it). Other SQL, such as an import's
+ * statement is planned on every call (for the leave page's
+ * one-scan-per-span-class query, planning costs more than running it). Other SQL, such as an import's
  * multi-row writes, goes through unchanged.
  */
 export function keepHotQueriesPrepared(pool: PgPool): PostgresPool {

@@ -69,7 +69,7 @@ export class ImportStamps {
    * (a clock that went back, or an import that started while another of the same
    * organisation ran). The first call of each organisation takes its lock on Postgres
    * (SQLite's import holds the data file's one write lock from its start: beginImport in
-   * sql-admin-store.ts).
+   * import-transaction.ts).
    */
   /** The organisations this import has written to (asked a stamp for). */
   writtenOrganisations(): string[] {

@@ -6,6 +6,7 @@
  * take one and are composed into the store by sql-store.ts and sql-admin-store.ts.
  */
 import type { Kysely } from "kysely";
+import { sha256Hex, verifiedSha256Hex, type Sha256Hex } from "../../lib/digest.ts";
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, type DirectRunner } from "./compiled-queries.ts";
@@ -25,6 +26,14 @@ export interface SqlStoreOptions {
   isUnavailable: (error: unknown) => boolean;
   /** Fills the installation's cursor key when first needed. */
   randomBytes: (length: number) => Uint8Array;
+  /**
+   * The SHA-256 an import digests every row's content with (content-digest.ts), checked
+   * against lib/digest.ts's on a probe when the store is built. The stores of
+   * adapters/bun/sqlite.ts, adapters/node/sqlite.ts and adapters/postgres.ts pass
+   * node:crypto's (adapters/node-crypto.ts); default: lib/digest.ts's pure-JavaScript one,
+   * so that this folder runs unchanged on any runtime.
+   */
+  sha256Hex?: Sha256Hex;
   /** The schema that holds the tables and the migrations' bookkeeping (Postgres); default: the connection's. */
   schema?: string;
   /**
@@ -51,6 +60,8 @@ export interface SqlContext {
   readonly replica: CompiledQueries;
   /** How the stamps records are stored with are shown, on the reader (published-stamps.ts). */
   readonly stamps: PublishedStamps;
+  /** `options.sha256Hex`, verified, or lib/digest.ts's. */
+  readonly sha256Hex: Sha256Hex;
   /** Runs a query, turning "cannot reach the database" (or a closed store) into StoreUnavailableError. */
   guard<T>(work: () => Promise<T>): Promise<T>;
   /** A boolean as the dialect stores it. */
@@ -73,6 +84,7 @@ export function createSqlContext(options: SqlStoreOptions): SqlContext {
     primary: new CompiledQueries(db, options.caps, hot),
     replica,
     stamps: new PublishedStamps(replica),
+    sha256Hex: options.sha256Hex === undefined ? sha256Hex : verifiedSha256Hex(options.sha256Hex),
     async guard<T>(work: () => Promise<T>): Promise<T> {
       // A closed store cannot reach its database: answered as 503, like a lost connection.
       if (closed) throw new StoreUnavailableError("The data store has been closed.");

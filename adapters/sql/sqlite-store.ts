@@ -1,11 +1,12 @@
 /**
- * What every SQLite driver's store shares: the connection settings, the driver statement
- * as Kysely's SqliteDialect runs it, and the store itself.
+ * What every SQLite driver's store shares: the connection settings and the store itself
+ * (the driver statement as Kysely's SqliteDialect runs it: driver-statement.ts).
  * WAL so readers never wait for the importer (not for ":memory:", which has no journal
  * file), a busy timeout so concurrent writers queue instead of failing, foreign keys on.
  */
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import { Kysely, SqliteDialect, type SqliteDatabase } from "kysely";
 import { cryptoRandomBytes } from "../../lib/credentials.ts";
+import type { Sha256Hex } from "../../lib/digest.ts";
 import { SQLITE } from "./capabilities.ts";
 import type { HotConnection } from "./fast-paths.ts";
 import { openSqlAdminStore, type SqlAdminStore } from "./sql-admin-store.ts";
@@ -81,28 +82,22 @@ export function configureSqlite(database: { exec(sql: string): unknown }, option
   attachTokensFile(database, options.filename);
 }
 
-/** A prepared statement as bun:sqlite and node:sqlite both have it, binding values of type B. */
-export interface DriverStatement<B> {
-  all(...parameters: B[]): unknown[];
-  run(...parameters: B[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(...parameters: B[]): IterableIterator<unknown>;
-}
-
-/** A driver's statement as Kysely's SqliteDialect runs it; `reader` when it yields columns. */
-export function kyselyStatement<B>(statement: DriverStatement<B>, reader: boolean, bind: (parameters: readonly unknown[]) => B[]): SqliteStatement {
-  return {
-    reader,
-    all: (parameters) => statement.all(...bind(parameters)),
-    run: (parameters) => statement.run(...bind(parameters)),
-    iterate: (parameters) => statement.iterate(...bind(parameters)),
-  };
+/** How a SQLite driver's store is built, besides its main connection. */
+export interface SqliteStoreParts {
+  /** Whether an error means the database cannot be reached: the driver's error shape. */
+  isUnavailable: (error: unknown) => boolean;
+  /** The hot queries' own connection (fast-paths.ts), for a file. */
+  hot?: HotConnection;
+  now?: () => number;
+  /** The runtime's native SHA-256 for the import's content digests (sql-context.ts). */
+  sha256Hex?: Sha256Hex;
 }
 
 /**
  * The one SQL store on a SQLite database, with live token grants reused for a few seconds
- * (lib/token-grant-cache.ts); `isUnavailable` knows the driver's error shape.
+ * (lib/token-grant-cache.ts).
  */
-export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unknown) => boolean, hot?: HotConnection, now?: () => number): SqlAdminStore {
+export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now, sha256Hex }: SqliteStoreParts): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return openSqlAdminStore({
     db,
@@ -110,6 +105,7 @@ export function sqliteStore(database: SqliteDatabase, isUnavailable: (error: unk
     caps: SQLITE,
     isUnavailable,
     randomBytes: cryptoRandomBytes,
+    sha256Hex,
     direct: hot?.run,
     close: async () => {
       await db.destroy();

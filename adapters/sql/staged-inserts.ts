@@ -6,10 +6,10 @@
  * leave_bookings, and once those outgrow the page cache nearly every insert reads and
  * writes pages at random. Sorted by the API's own page order (start_date, id), the same
  * rows go into the indexes that lead with it nearly in order, and into the others per
- * employee: a million bookings went in in about 21 s rather than 42 s (one statement
- * either way; row by row from the import it was over 60 s).
+ * employee: a million bookings went in in about half the time (bench/RESULTS.md, "Staged,
+ * sorted inserts").
  *
- * The writer must keep two promises: rows are staged only when their id is neither stored
+ * The writer (changed-rows.ts) must keep two promises: rows are staged only when their id is neither stored
  * nor staged (`mayHold` says when it might be staged: then flush first), and anything
  * that reads the staged rows' table, or changes its rows other than by stamping the
  * import's `updated_at` on them, runs after a `flush`.
@@ -81,8 +81,8 @@ export class StagedInserts {
    * memory, with no index to keep in the page cache, is what the import's cache would
    * have taken; with a smaller one it spilled to disk far more, and took twice as long).
    * Inside the import's transaction: readers (WAL) never see the table without its
-   * indexes, and a rollback brings them back. A million bookings went in in about 10 s
-   * of CPU rather than 27 s.
+   * indexes, and a rollback brings them back. A million bookings took well under half the
+   * CPU (bench/RESULTS.md, "Staged, sorted inserts").
    */
   async flush(): Promise<void> {
     if (this.fingerprints.size === 0) return;
@@ -143,7 +143,7 @@ const INITIAL_SLOTS = 1 << 10;
 
 /**
  * The fingerprints of the staged ids: an open-addressing hash set of numbers in a
- * Float64Array, 16 bytes a row at most; a Set of a million numbers took 50 MB.
+ * Float64Array, 16 bytes a row at most, several times less than a Set of the same numbers.
  */
 class FingerprintSet {
   private slots = new Float64Array(INITIAL_SLOTS);

@@ -14,7 +14,7 @@ import { chmodSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CommandError, parseCommandArgs, report, requireValue, type Command } from "../cli-kit.ts";
 import { locateStore } from "../open-store.ts";
-import { openExistingSqlite, sqliteProblems } from "./check.ts";
+import { openExistingSqlite, sqliteProblems } from "../sqlite-integrity.ts";
 
 const USAGE = "leaveapi backup [--force] FILE";
 

@@ -12,7 +12,7 @@ import { importDerivedId } from "./derived-ids.ts";
 import { HOLIDAY_ENTRY_FIELDS } from "../../lib/record-fields.ts";
 import { calendarKey, date, optionalUuid, parseField, RECORD, text, type ImportProblem } from "./field-rules.ts";
 import { IMPORT_RULES, importEntries } from "./import-fields.ts";
-import type { ImportRow, NormaliseOptions } from "./normalise-records.ts";
+import type { ImportRow, NormaliseOptions } from "./import-rows.ts";
 
 type Problems = ImportProblem[];
 

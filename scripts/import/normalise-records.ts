@@ -17,7 +17,7 @@
  *   identical re-import changes nothing", is stable.
  */
 import * as v from "valibot";
-import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
+import type { EmployeeInput } from "../../lib/admin-store.ts";
 import { restoreFormula } from "../../lib/csv-formula.ts";
 import { importDerivedId } from "./derived-ids.ts";
 import { readBookingFields, type BookingFields } from "./booking-fields.ts";
@@ -27,28 +27,11 @@ import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, importFieldsOfKind, importKeys, 
 import { externalId, flag, optionalUuid, parseField, RECORD, suggestField } from "./field-rules.ts";
 import { importEntries } from "./import-fields.ts";
 import type { ImportProblem } from "./field-rules.ts";
+import type { BookingDraft, ImportKind, ImportRow, NormaliseOptions, NormaliseResult } from "./import-rows.ts";
 
 export type { ImportProblem } from "./field-rules.ts";
-export type ImportKind = "employees" | "leave" | "holidays";
-
-/** A booking before its employee is looked up: `days` is `null` when the file did not give it. */
-export type BookingDraft = Omit<LeaveBookingInput, "days"> & { days: number | null };
-
-export type ImportRow =
-  | { type: "employee"; employee: EmployeeInput }
-  | { type: "booking"; booking: BookingDraft; leaveType: LeaveTypeRecord; employeeExternalId: string | null }
-  | { type: "closure"; closure: ClosureDayInput }
-  /** `name` is `null` only on a deleted row. */
-  | { type: "public_holiday"; calendar: string; date: string; name: string | null; deleted: boolean }
-  | { type: "delete"; record: "employee" | "booking" | "closure"; id: string };
-
-export type NormaliseResult = { ok: true; row: ImportRow } | { ok: false; problems: ImportProblem[] };
-
-export interface NormaliseOptions {
-  organisationId: string;
-  /** The record is a CSV row: cells are text or null. */
-  text?: boolean;
-}
+// Declared in import-rows.ts, below this file and holiday-rows.ts, which both make rows.
+export type { BookingDraft, ImportKind, ImportRow, NormaliseOptions, NormaliseResult } from "./import-rows.ts";
 
 /** The fields a record of each kind may have, as their declarations give them (lib/record-fields.ts). */
 const FIELDS = {

@@ -1,0 +1,125 @@
+/**
+ * One import as the SQL store runs it (AdminStore's `runImport`): a transaction opened by
+ * hand on one connection, the import writer (sql-import-writer.ts) inside it, the stamps
+ * published last, and what an import leaves owed afterwards: fresh planner statistics and
+ * the scrubbing of deleted records.
+ */
+import { sql, type Kysely } from "kysely";
+import type { ImportWriter } from "../../lib/admin-store.ts";
+import type { SqlCapabilities } from "./capabilities.ts";
+import { scrubDeleted } from "./erasure.ts";
+import { withPageCache } from "./fast-paths.ts";
+import { ImportStamps } from "./published-stamps.ts";
+import type { SqlContext } from "./sql-context.ts";
+import { SqlImportWriter } from "./sql-import-writer.ts";
+import type { Tables } from "./tables.ts";
+
+/**
+ * The SQLite page cache of an import, in KiB. A million-row import has a peak memory
+ * target (target 6 of bench/RESULTS.md): its JavaScript heap takes a share of it, and
+ * SQLite about twice its page cache (the pages, and the final sorted insert's own). A
+ * larger cache was no faster and peaked higher (bench/import-availability.ts reports the peak).
+ */
+const IMPORT_CACHE_KIB = 16 * 1024;
+
+/** How long an import waits between tries for a SQLite file's write lock that another import holds. */
+const IMPORT_LOCK_RETRY_MS = 200;
+
+/** SQLite's "another connection holds the lock", as bun:sqlite (a code) and node:sqlite (a message) say it. */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (typeof e?.code === "string" && e.code.startsWith("SQLITE_BUSY")) || (typeof e?.message === "string" && /database is locked/.test(e.message));
+}
+
+/**
+ * Opens an import's transaction. On SQLite it holds the data file's write lock from the
+ * start, so that the import's stamps are chosen after every earlier import of the file
+ * published (published-stamps.ts) and it never fails half-way on a snapshot another
+ * writer made stale; BEGIN IMMEDIATE would lock the tokens file too (sqlite-store.ts), so
+ * a write that changes nothing takes the data file's alone. An import that finds another
+ * running waits for it to end, however long, rather than failing after the busy timeout:
+ * two imports started at once both land, one after the other. On Postgres, imports of
+ * different organisations run side by side; one organisation's wait for each other in
+ * ImportStamps.
+ */
+async function beginImport(conn: Kysely<Tables>, caps: SqlCapabilities): Promise<void> {
+  if (caps.advisoryLocks) {
+    await sql`begin`.execute(conn);
+    return;
+  }
+  for (;;) {
+    await sql`begin`.execute(conn);
+    try {
+      await sql`delete from publications where 0`.execute(conn);
+      return;
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      if (!isBusy(error)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, IMPORT_LOCK_RETRY_MS));
+  }
+}
+
+/** The connection `work` runs on with a larger SQLite page cache while an import runs. */
+function withImportCache<T>(ctx: SqlContext, work: () => Promise<T>): Promise<T> {
+  // With the default 2 MB, a large import reads again nearly every index page it looks up
+  // or changes. Put back afterwards, so a long-running process keeps its own budget.
+  return ctx.caps.dialect === "sqlite" ? withPageCache(ctx.db, IMPORT_CACHE_KIB, work) : work();
+}
+
+/**
+ * Fresh planner statistics after an import: a large first import otherwise leaves
+ * Postgres planning on an empty table's figures (it chose a full scan of the
+ * organisation's bookings for the leave page) until autovacuum gets round to it.
+ * SQLite plans without statistics unless ANALYZE is run, and its queries here are
+ * written for that (sampled statistics from PRAGMA optimize misled it).
+ *
+ * On Postgres VACUUM too: it marks the imported pages all-visible, and only then is the
+ * leave page's index-only scan (migration 0006) one in fact; until then each row it
+ * returns is looked up in the table as well, which costs a large organisation's leave
+ * pages a share of their rate (docs/embedding.md, "Pages as JSON text"). It skips pages already
+ * all-visible, so a small import's costs little. Should it fail (a statement timeout
+ * on a very large table), ANALYZE alone, as before, and autovacuum sets the map later.
+ */
+async function refreshStatistics(ctx: SqlContext): Promise<void> {
+  if (ctx.caps.dialect !== "postgres") return;
+  const tables = sql.raw("employees, leave_types, leave_bookings, closure_days, public_holidays");
+  await sql`vacuum (analyze) ${tables}`.execute(ctx.db).catch(() => sql`analyze ${tables}`.execute(ctx.db));
+}
+
+/** Runs `work` with an import writer in one transaction on `ctx`'s primary; commits when it resolves, rolls back when it throws. */
+export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+  // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
+  // COMMIT itself fails (a full disk shows there once the page cache holds the
+  // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
+  // with "no transaction is active", and that would be the error reported.
+  let deletedAny = false;
+  const result = await withImportCache(ctx, () =>
+    ctx.db.connection().execute(async (conn) => {
+      await beginImport(conn, ctx.caps);
+      try {
+        const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now);
+        const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
+        const done = await work(writer);
+        await writer.finish(stamps.writtenOrganisations());
+        deletedAny = writer.deletedAny;
+        // Last, so that the instant it records is as close to the commit as can be.
+        await stamps.publish();
+        await sql`commit`.execute(conn);
+        return done;
+      } catch (error) {
+        // The first error is the real one; a rollback after SQLite's own can only fail.
+        await sql`rollback`.execute(conn).catch(() => {});
+        // What the import spilled into SQLite's log is given back: after a full disk,
+        // the tokens file beside it (sqlite-store.ts) must still find room to write.
+        if (!ctx.caps.advisoryLocks) await sql`pragma wal_checkpoint(truncate)`.execute(conn).catch(() => {});
+        throw error;
+      }
+    }),
+  );
+  await refreshStatistics(ctx);
+  // What the deleted records left in the files goes too (DECISIONS §13); a checkpoint
+  // readers keep from finishing is owed, not waited for past the busy timeout.
+  if (deletedAny) await scrubDeleted(ctx);
+  return result;
+}

@@ -1,0 +1,28 @@
+/**
+ * What validation makes of one import record (normalise-records.ts, holiday-rows.ts) and
+ * the later stages read (import-file.ts, apply-rows.ts, prune.ts): a row the writer takes.
+ */
+import type { ClosureDayInput, EmployeeInput, LeaveBookingInput } from "../../lib/admin-store.ts";
+import type { LeaveTypeRecord } from "../../lib/records.ts";
+import type { ImportProblem } from "./field-rules.ts";
+
+export type ImportKind = "employees" | "leave" | "holidays";
+
+/** A booking before its employee is looked up: `days` is `null` when the file did not give it. */
+export type BookingDraft = Omit<LeaveBookingInput, "days"> & { days: number | null };
+
+export type ImportRow =
+  | { type: "employee"; employee: EmployeeInput }
+  | { type: "booking"; booking: BookingDraft; leaveType: LeaveTypeRecord; employeeExternalId: string | null }
+  | { type: "closure"; closure: ClosureDayInput }
+  /** `name` is `null` only on a deleted row. */
+  | { type: "public_holiday"; calendar: string; date: string; name: string | null; deleted: boolean }
+  | { type: "delete"; record: "employee" | "booking" | "closure"; id: string };
+
+export type NormaliseResult = { ok: true; row: ImportRow } | { ok: false; problems: ImportProblem[] };
+
+export interface NormaliseOptions {
+  organisationId: string;
+  /** The record is a CSV row: cells are text or null. */
+  text?: boolean;
+}
