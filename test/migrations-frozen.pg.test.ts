@@ -18,7 +18,7 @@ import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
 /** The index's columns as the page query names them: the span class as its expression. */
 const indexColumns = (caps: SqlCapabilities) => LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
 
-/** One arm of the leave page as text (leave-page-queries.ts): one class, its keyset range, the overlap test. */
+/** One arm of the leave page as text (adapters/sql/leave-page-queries.ts): one class, its keyset range, the overlap test. */
 const armQuery = (caps: SqlCapabilities) =>
   sql.raw(`select id, employee_id, leave_type_id, start_date, updated_at, rendered from leave_bookings
     where organisation_id = 'org' and (${spanClassExpression(caps)}) = 3

@@ -1,5 +1,5 @@
 /**
- * On Postgres an import ends with VACUUM (ANALYZE) (adapters/sql/sql-admin-store.ts): the
+ * On Postgres an import ends with VACUUM (ANALYZE) (adapters/sql/import-transaction.ts): the
  * pages it wrote are marked all-visible at once, so the leave page's index-only scan
  * reads no table row, whether or not autovacuum runs (it is off on some servers, and
  * late on any after a large load).
@@ -36,7 +36,7 @@ test("Postgres: after an import, the tables it wrote are all-visible and a leave
     const plan = await db.transaction().execute(async (tx) => {
       await sql`set local enable_seqscan = off`.execute(tx);
       await sql`set local enable_bitmapscan = off`.execute(tx);
-      // One arm of the page (leave-page-queries.ts): the bookings span 4 days, class 3.
+      // One arm of the page (adapters/sql/leave-page-queries.ts): the bookings span 4 days, class 3.
       const explained = await sql<{ "QUERY PLAN": string }>`explain (analyze, costs off)
         select id, rendered from leave_bookings where organisation_id = ${org} and (${sql.raw(spanClassExpression(POSTGRES))}) = 3
           and start_date >= '2026-03-01' and deleted_at is null order by start_date, id limit 101`.execute(tx);
