@@ -53,7 +53,7 @@ async function seed(file: string, count: number): Promise<Omit<SoakJob, "baseUrl
       await store.createClient(client);
       clients.push({ id: client.client_id, secret });
     }
-    const employeeIds = (await store.listEmployees({ organisationId: demo.organisation.id, limit: 500 })).map((e) => e.id);
+    const employeeIds = (await store.listEmployees({ organisationId: demo.organisation.id, filters: {}, limit: 500 })).map((e) => e.id);
     return { clients: clients.slice(1), hot: clients[0]!, employeeIds };
   } finally {
     await store.close();

@@ -30,11 +30,17 @@ export type {
   EmployeePageQuery,
   ImportedPublicHoliday,
   LeavePageQuery,
+  ListText,
+  ListTextQuery,
   Organisation,
   RateDecision,
   RateSlot,
   Store,
 } from "../lib/store.ts";
+/** A Store's employee record from a source that may lack nullable fields a later version adds: those are null. */
+export { employeeRecord } from "../lib/records.ts";
+/** What each list filter keeps, as a store must honour it (docs/embedding.md, "The Store interface, method by method"). */
+export { EMPLOYEE_FILTER_RULES, LEAVE_FILTER_RULES, type EmployeeFilters, type LeaveFilters } from "../lib/list-filters.ts";
 /** Seeding a store from plain records (a demo, a fixture file): `writeStoreContents(store, contents, now)`. */
 export { writeStoreContents, type StoreContents } from "../lib/store-contents.ts";
 export type {

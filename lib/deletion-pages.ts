@@ -8,7 +8,8 @@ import type { DeletionJson } from "./api-schemas.ts";
 import { syncExpired } from "./errors.ts";
 import { formatInstant } from "./dates.ts";
 import type { HmacSha256 } from "./cursor-codec.ts";
-import { readKeysetPage, type Page } from "./keyset-page.ts";
+import { readListPage, type Page } from "./keyset-page.ts";
+import type { RawJson } from "./raw-json.ts";
 import type { DeletionsParams } from "./request-params.ts";
 import type { DeletedResource, DeletionRecord, Store } from "./store.ts";
 
@@ -60,18 +61,23 @@ export function listDeletionPage(
   organisationId: string,
   params: DeletionsParams,
   options: DeletionFeedOptions,
-): Promise<Page<DeletionJson>> {
-  const { resource, updated_since } = params;
+): Promise<RawJson<Page<DeletionJson>>> {
+  const { limit, cursor, ...filters } = params;
+  const { resource, updated_since } = filters;
   if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
-  return readKeysetPage(store, {
-    binding: { organisationId, endpoint: "deletions", filters: { resource, updated_since } },
-    cursor: params.cursor,
-    limit: params.limit,
-    sortKey: "number",
-    fetch: (after, limit) =>
-      store.listDeletions({ organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit }),
-    position: (d) => [d.deleted_at, d.id],
-    shape: deletionJson(resource),
-    mac: options.mac,
-  });
+  return readListPage(
+    store,
+    {
+      binding: { organisationId, endpoint: "deletions", filters },
+      cursor,
+      limit,
+      sortKey: "number",
+      fetch: (after, limit) =>
+        store.listDeletions({ organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit }),
+      position: (d) => [d.deleted_at, d.id],
+      shape: deletionJson(resource),
+      mac: options.mac,
+    },
+    undefined,
+  );
 }

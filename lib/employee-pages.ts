@@ -7,37 +7,35 @@ import type { EmployeeJson } from "./api-schemas.ts";
 import { notFound } from "./errors.ts";
 import type { HmacSha256 } from "./cursor-codec.ts";
 import { readListPage, type KeysetPosition, type Page } from "./keyset-page.ts";
-import type { PageText } from "./record-text.ts";
+import type { RawJson } from "./raw-json.ts";
 import { employeeJson } from "./records.ts";
 import type { EmployeesParams } from "./request-params.ts";
 import type { EmployeePageQuery, Store } from "./store.ts";
 
 /**
- * One page of the organisation's employees; throws 400 `cursor` for a cursor made for
- * other filters. A store that keeps records as JSON text answers it as text (the same
- * bytes once serialized).
+ * One page of the organisation's employees as its JSON body; throws 400 `cursor` for a
+ * cursor made for other filters. Every filter of the request goes to the cursor's binding
+ * and to the store as it is.
  */
 export async function listEmployeePage(
-  store: Pick<Store, "installationKey" | "listEmployees" | "listEmployeesText">,
+  store: Pick<Store, "installationKey" | "listEmployees" | "listText">,
   organisationId: string,
   params: EmployeesParams,
   mac?: HmacSha256,
-): Promise<Page<EmployeeJson> | PageText> {
-  const { status, updated_since } = params;
-  const binding = { organisationId, endpoint: "employees", filters: { status, updated_since } };
-  const query = (after: KeysetPosition<"number"> | undefined, limit: number): EmployeePageQuery => ({
+): Promise<RawJson<Page<EmployeeJson>>> {
+  const { limit, cursor, ...filters } = params;
+  const query = (after: KeysetPosition<"number"> | undefined, n: number): EmployeePageQuery => ({
     organisationId,
-    status,
-    updatedSince: updated_since,
+    filters,
     after: after && { updatedAt: after[0], id: after[1] },
-    limit,
+    limit: n,
   });
   return readListPage(
     store,
     {
-      binding,
-      cursor: params.cursor,
-      limit: params.limit,
+      binding: { organisationId, endpoint: "employees", filters },
+      cursor,
+      limit,
       sortKey: "number",
       fetch: (after, n) => store.listEmployees(query(after, n)),
       position: (employee) => [employee.updated_at, employee.id],
@@ -45,7 +43,7 @@ export async function listEmployeePage(
       mac,
     },
     // Called on the store, not taken off it: a host's store may be a class.
-    store.listEmployeesText && ((after, n) => store.listEmployeesText!(query(after, n))),
+    store.listText && ((after, n) => store.listText!({ list: "employees", query: query(after, n) })),
   );
 }
 

@@ -6,8 +6,8 @@
  */
 import { invalidParam } from "./errors.ts";
 import { decodeCursor, encodeCursor, type CursorBinding, type HmacSha256 } from "./cursor-codec.ts";
-import { pageText, type PageText, type RecordText } from "./record-text.ts";
-import type { Store } from "./store.ts";
+import { RawJson } from "./raw-json.ts";
+import type { ListText, Store } from "./store.ts";
 
 /** One page of a list endpoint as its v1 JSON body. */
 export interface Page<T> {
@@ -41,6 +41,24 @@ export interface KeysetPageSpec<K extends keyof SortKeyTypes, T, J> {
 }
 
 /**
+ * The installation key and where a page starts: after the cursor's position, or at the
+ * start. Throws a 400 naming `cursor` for one this installation did not make for exactly
+ * this binding.
+ */
+async function startOfPage<K extends keyof SortKeyTypes>(
+  store: Pick<Store, "installationKey">,
+  spec: Pick<KeysetPageSpec<K, unknown, unknown>, "binding" | "cursor" | "sortKey" | "mac">,
+): Promise<{ key: Uint8Array; after: KeysetPosition<K> | undefined }> {
+  const key = await store.installationKey();
+  if (spec.cursor === undefined) return { key, after: undefined };
+  const position = decodeCursor(key, spec.binding, spec.cursor, spec.mac);
+  if (!position || typeof position[0] !== spec.sortKey || typeof position[1] !== "string") {
+    throw invalidParam("cursor", "The cursor is not valid for this endpoint and these filters; pass next_cursor unchanged, with the same filters.");
+  }
+  return { key, after: [position[0] as SortKeyTypes[K], position[1]] };
+}
+
+/**
  * One page: resumes after the cursor's position, fetches one record more than asked so
  * that `has_more` is exact, and signs the position of the last record returned. Throws a
  * 400 naming `cursor` for one this installation did not make for exactly this binding.
@@ -50,15 +68,7 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
   spec: KeysetPageSpec<K, T, J>,
 ): Promise<Page<J>> {
   const { binding, limit } = spec;
-  const key = await store.installationKey();
-  let after: KeysetPosition<K> | undefined;
-  if (spec.cursor !== undefined) {
-    const position = decodeCursor(key, binding, spec.cursor, spec.mac);
-    if (!position || typeof position[0] !== spec.sortKey || typeof position[1] !== "string") {
-      throw invalidParam("cursor", "The cursor is not valid for this endpoint and these filters; pass next_cursor unchanged, with the same filters.");
-    }
-    after = [position[0] as SortKeyTypes[K], position[1]];
-  }
+  const { key, after } = await startOfPage(store, spec);
   const rows = await spec.fetch(after, limit + 1);
   const hasMore = rows.length > limit;
   const records = hasMore ? rows.slice(0, limit) : rows;
@@ -67,15 +77,23 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
 }
 
 /**
- * A page read from the store's text form of the list (lib/record-text.ts) when `fetchText`
- * is given, else from its records as `spec` says: the same page either way, once serialized.
+ * One page of a list as the JSON body the API answers: from the store's text of the list
+ * (`Store.listText`) when `fetchText` is given and answers, else from its records as `spec`
+ * says. The same bytes either way.
  */
 export async function readListPage<K extends keyof SortKeyTypes, T, J>(
   store: Pick<Store, "installationKey">,
   spec: KeysetPageSpec<K, T, J>,
-  fetchText: ((after: KeysetPosition<K> | undefined, limit: number) => Promise<RecordText<SortKeyTypes[K]>[]>) | undefined,
-): Promise<Page<J> | PageText> {
-  if (!fetchText) return readKeysetPage(store, spec);
-  const page = await readKeysetPage(store, { ...spec, fetch: fetchText, position: (r) => [r.key, r.id], shape: (r) => r.json });
-  return pageText(page);
+  fetchText: ((after: KeysetPosition<K> | undefined, limit: number) => Promise<ListText | null>) | undefined,
+): Promise<RawJson<Page<J>>> {
+  if (fetchText) {
+    const { key, after } = await startOfPage(store, spec);
+    const text = await fetchText(after, spec.limit);
+    if (text) {
+      const next = text.hasMore && text.last ? JSON.stringify(encodeCursor(key, spec.binding, text.last, spec.mac)) : "null";
+      return new RawJson(`{"has_more":${text.hasMore},"next_cursor":${next},"data":${text.json}}`, text.count);
+    }
+  }
+  const page = await readKeysetPage(store, spec);
+  return RawJson.of(page, page.data.length);
 }

@@ -6,38 +6,33 @@
 import type { LeaveBookingJson } from "./api-schemas.ts";
 import type { HmacSha256 } from "./cursor-codec.ts";
 import { readListPage, type KeysetPosition, type Page } from "./keyset-page.ts";
-import type { PageText } from "./record-text.ts";
+import type { RawJson } from "./raw-json.ts";
 import { leaveBookingJson } from "./records.ts";
 import type { LeaveParams } from "./request-params.ts";
 import type { LeavePageQuery, Store } from "./store.ts";
 
 /**
- * One page of the organisation's overlapping leave; throws 400 `cursor` for a cursor made
- * for other filters. A store that keeps records as JSON text answers it as text (the same
- * bytes once serialized).
+ * One page of the organisation's overlapping leave as its JSON body; throws 400 `cursor`
+ * for a cursor made for other filters. Every filter of the request, the range included,
+ * goes to the cursor's binding and to the store as it is.
  */
 export async function listLeavePage(
-  store: Pick<Store, "installationKey" | "listOverlappingLeave" | "listOverlappingLeaveText">,
+  store: Pick<Store, "installationKey" | "listOverlappingLeave" | "listText">,
   organisationId: string,
   params: LeaveParams,
   mac?: HmacSha256,
-): Promise<Page<LeaveBookingJson> | PageText> {
-  const { from, to, status, employee_id, updated_since, cursor, limit } = params;
-  const binding = { organisationId, endpoint: "leave-requests", filters: { from, to, status, employee_id, updated_since } };
+): Promise<RawJson<Page<LeaveBookingJson>>> {
+  const { limit, cursor, ...filters } = params;
   const query = (after: KeysetPosition<"string"> | undefined, n: number): LeavePageQuery => ({
     organisationId,
-    from,
-    to,
-    status,
-    employeeId: employee_id,
-    updatedSince: updated_since,
+    filters,
     after: after && { startDate: after[0], id: after[1] },
     limit: n,
   });
   return readListPage(
     store,
     {
-      binding,
+      binding: { organisationId, endpoint: "leave-requests", filters },
       cursor,
       limit,
       sortKey: "string",
@@ -47,6 +42,6 @@ export async function listLeavePage(
       mac,
     },
     // Called on the store, not taken off it: a host's store may be a class.
-    store.listOverlappingLeaveText && ((after, n) => store.listOverlappingLeaveText!(query(after, n))),
+    store.listText && ((after, n) => store.listText!({ list: "leave-requests", query: query(after, n) })),
   );
 }

@@ -10,13 +10,13 @@
  */
 import * as v from "valibot";
 import { invalidParam } from "./errors.ts";
-import { isDate, parseDate, parseInstantCeil } from "./dates.ts";
+import { parseDate } from "./dates.ts";
 import { isUuid } from "./ids.ts";
-import { LEAVE_STATUSES, type LeaveStatus } from "./records.ts";
+import { employeeFilterEntries, fromParam, leaveFilterEntries, MAX_RANGE_DAYS, toParam, updatedSinceParam } from "./list-filters.ts";
 import { CALENDAR_KEY_PATTERN } from "./public-holidays.ts";
-import { DELETED_RESOURCES, type DeletedResource } from "./store.ts";
+import { DELETED_RESOURCES } from "./deleted-resources.ts";
 
-export const MAX_RANGE_DAYS = 400;
+export { MAX_RANGE_DAYS };
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 500;
 
@@ -34,29 +34,6 @@ export function readQuery(url: URL, allowed: readonly string[]): Record<string, 
   return out;
 }
 
-const dateParam = (name: string) =>
-  v.pipe(
-    v.string(`'${name}' is required: a date as YYYY-MM-DD.`),
-    v.check(isDate, `'${name}' must be a real calendar date as YYYY-MM-DD.`),
-    v.metadata({ format: "date", examples: ["2026-03-01"] }),
-  );
-
-/** A space where the offset's `+` stood: an unencoded `+` in a query string arrives as a space. */
-const restorePlus = (text: string) => text.replace(/ (\d{2}:\d{2})$/, "+$1");
-
-const updatedSinceParam = v.pipe(
-  v.string(),
-  // Before the first transform: the document describes what the client sends.
-  v.metadata({ format: "date-time", examples: ["2026-03-01T09:30:00Z"] }),
-  v.description(
-    "Only records changed at or after this instant: an RFC 3339 date-time with `Z` or a ±hh:mm offset. " +
-      "For incremental sync, pass the moment your previous sync started, less a few seconds.",
-  ),
-  v.transform(restorePlus),
-  v.check((s) => parseInstantCeil(s) !== null, "'updated_since' must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T09:30:00Z."),
-  v.transform((s) => parseInstantCeil(s)!),
-);
-
 const limitParam = v.pipe(
   v.string(),
   v.check((s) => /^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_LIMIT, `'limit' must be a whole number from 1 to ${MAX_LIMIT}.`),
@@ -71,48 +48,17 @@ const cursorParam = v.pipe(
   v.description("The `next_cursor` of the previous page, unchanged; the other filters must stay the same."),
 );
 
-const uuidParam = (name: string) =>
-  v.pipe(
-    v.string(),
-    v.check(isUuid, `'${name}' must be a UUID.`),
-    v.metadata({ format: "uuid" }),
-    v.description("Any letter case is accepted."),
-    v.transform((s) => s.toLowerCase()),
-  );
-
-const employeeStatusParam = v.pipe(
-  v.string(),
-  v.regex(/^[a-z_]{1,30}$/, "'status' must match ^[a-z_]{1,30}$."),
-  v.description("Exact employment status."),
-  v.examples(["active"]),
-);
-
-const leaveStatusParam = v.pipe(
-  v.picklist(LEAVE_STATUSES, `'status' must be one of ${LEAVE_STATUSES.join(", ")}.`),
-  v.description("Only bookings with this status."),
-);
-
-/** GET /v1/employees. */
-export const employeesQuerySchema = v.object({
-  status: v.optional(employeeStatusParam),
-  updated_since: v.optional(updatedSinceParam),
+/** The parameters every list pages by, after its filters. */
+const pagingEntries = {
   limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
   cursor: v.optional(cursorParam),
-});
+};
 
-const fromParam = v.pipe(dateParam("from"), v.description("Start of the date range, inclusive, as YYYY-MM-DD."));
-const toParam = v.pipe(dateParam("to"), v.description(`End of the date range, inclusive: not before \`from\` and at most ${MAX_RANGE_DAYS} days after it.`));
+/** GET /v1/employees: its filters (list-filters.ts), then paging. */
+export const employeesQuerySchema = v.object({ ...employeeFilterEntries, ...pagingEntries });
 
-/** GET /v1/leave-requests. */
-export const leaveQuerySchema = v.object({
-  from: fromParam,
-  to: toParam,
-  status: v.optional(leaveStatusParam),
-  employee_id: v.optional(uuidParam("employee_id")),
-  updated_since: v.optional(updatedSinceParam),
-  limit: v.optional(limitParam, String(DEFAULT_LIMIT)),
-  cursor: v.optional(cursorParam),
-});
+/** GET /v1/leave-requests: its filters (list-filters.ts), then paging. */
+export const leaveQuerySchema = v.object({ ...leaveFilterEntries, ...pagingEntries });
 
 /** GET /v1/holidays. */
 export const holidaysQuerySchema = v.object({
@@ -158,26 +104,13 @@ function checkRange(from: string, to: string): void {
   if (span > MAX_RANGE_DAYS) throw invalidParam("to", `'to' must be at most ${MAX_RANGE_DAYS} days after 'from'.`);
 }
 
-export interface EmployeesParams {
-  status?: string;
-  updated_since?: number;
-  limit: number;
-  cursor?: string;
-}
+export type EmployeesParams = v.InferOutput<typeof employeesQuerySchema>;
 
 export function parseEmployeesQuery(url: URL): EmployeesParams {
   return parseWith(employeesQuerySchema, readQuery(url, Object.keys(employeesQuerySchema.entries)));
 }
 
-export interface LeaveParams {
-  from: string;
-  to: string;
-  status?: LeaveStatus;
-  employee_id?: string;
-  updated_since?: number;
-  limit: number;
-  cursor?: string;
-}
+export type LeaveParams = v.InferOutput<typeof leaveQuerySchema>;
 
 export function parseLeaveQuery(url: URL): LeaveParams {
   const params = parseWith(leaveQuerySchema, readQuery(url, Object.keys(leaveQuerySchema.entries)));
@@ -185,12 +118,7 @@ export function parseLeaveQuery(url: URL): LeaveParams {
   return params;
 }
 
-export interface HolidaysParams {
-  from: string;
-  to: string;
-  calendar?: string;
-  type?: "public" | "company";
-}
+export type HolidaysParams = v.InferOutput<typeof holidaysQuerySchema>;
 
 export function parseHolidaysQuery(url: URL): HolidaysParams {
   const params = parseWith(holidaysQuerySchema, readQuery(url, Object.keys(holidaysQuerySchema.entries)));
@@ -198,12 +126,7 @@ export function parseHolidaysQuery(url: URL): HolidaysParams {
   return params;
 }
 
-export interface DeletionsParams {
-  resource: DeletedResource;
-  updated_since: number;
-  limit: number;
-  cursor?: string;
-}
+export type DeletionsParams = v.InferOutput<typeof deletionsQuerySchema>;
 
 export function parseDeletionsQuery(url: URL): DeletionsParams {
   return parseWith(deletionsQuerySchema, readQuery(url, Object.keys(deletionsQuerySchema.entries)));

@@ -7,8 +7,9 @@
  * strings; ids are lower-case UUIDs; deleted records never come back from a read;
  * a store that cannot reach its database throws `StoreUnavailableError`.
  */
-import type { RecordText } from "./record-text.ts";
-import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveStatus } from "./records.ts";
+import type { DeletedResource } from "./deleted-resources.ts";
+import type { EmployeeFilters, LeaveFilters } from "./list-filters.ts";
+import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "./records.ts";
 import type { Scope } from "./scopes.ts";
 
 export interface Organisation {
@@ -57,8 +58,8 @@ export interface RateSlot {
 
 export interface EmployeePageQuery {
   organisationId: string;
-  status?: string;
-  updatedSince?: number;
+  /** The request's filters, as list-filters.ts declares them; a store honours every one (the contract checks). */
+  filters: EmployeeFilters;
   /** Keyset position: return records strictly after (updated_at, id). */
   after?: { updatedAt: number; id: string };
   limit: number;
@@ -66,19 +67,33 @@ export interface EmployeePageQuery {
 
 export interface LeavePageQuery {
   organisationId: string;
-  from: string;
-  to: string;
-  status?: LeaveStatus;
-  employeeId?: string;
-  updatedSince?: number;
+  /** The range the bookings must overlap and the request's other filters, as list-filters.ts declares them. */
+  filters: LeaveFilters;
   /** Keyset position: return records strictly after (start_date, id). */
   after?: { startDate: string; id: string };
   limit: number;
 }
 
-/** The resources the deletions feed reports on, by the path of their list endpoint. */
-export const DELETED_RESOURCES = ["employees", "leave-requests"] as const;
-export type DeletedResource = (typeof DELETED_RESOURCES)[number];
+/** What `Store.listText` is asked: one list's page query, named by the list's endpoint. */
+export type ListTextQuery = { list: "employees"; query: EmployeePageQuery } | { list: "leave-requests"; query: LeavePageQuery };
+
+/**
+ * The records a list read answers, already written as JSON text: what `listText` answers.
+ * A store that keeps its records' text ready (the SQL store) gives a page without building
+ * or serializing a record.
+ */
+export interface ListText {
+  /** The records as a JSON array, `[...]`: exactly `JSON.stringify` of the records' v1 JSON. */
+  json: string;
+  /** How many records the array holds: at most the query's `limit`. */
+  count: number;
+  /** Whether the list goes on after these records. */
+  hasMore: boolean;
+  /** The keyset position of the last record, `[sort key, id]`: `[updated_at, id]` of an employee, `[start_date, id]` of a booking; null when there is none. */
+  last: [number | string, string] | null;
+}
+
+export { DELETED_RESOURCES, type DeletedResource } from "./deleted-resources.ts";
 
 export interface DeletionPageQuery {
   organisationId: string;
@@ -162,31 +177,30 @@ export interface Store {
 
   /**
    * Up to `limit` non-deleted employees of the organisation in ascending (updated_at, id)
-   * order, after the keyset position when given, filtered by exact status and by
-   * updated_at ≥ updatedSince.
+   * order, after the keyset position when given, that pass every filter given
+   * (`EMPLOYEE_FILTER_RULES` in lib/list-filters.ts: exact status, updated_at ≥ updated_since).
    */
   listEmployees(query: EmployeePageQuery): Promise<EmployeeRecord[]>;
-
-  /**
-   * Optional: the records `listEmployees` answers for the same query, each as its JSON
-   * text (lib/record-text.ts), for a store that keeps that text ready: the page is then
-   * joined rather than built and serialized. The text must be exactly `JSON.stringify` of
-   * the record's v1 JSON; `runStoreContract` checks it against `listEmployees`.
-   */
-  listEmployeesText?(query: EmployeePageQuery): Promise<RecordText<number>[]>;
 
   /** One non-deleted employee of the organisation, or `null`. */
   findEmployee(organisationId: string, id: string): Promise<EmployeeRecord | null>;
 
   /**
-   * Up to `limit` annual-leave bookings that overlap [from, to] (start ≤ to, end ≥ from),
-   * in ascending (start_date, id) order after the keyset position: not deleted, of a
-   * non-deleted employee, whose leave type has category `annual`.
+   * Up to `limit` annual-leave bookings that overlap [from, to] of the filters (start ≤ to,
+   * end ≥ from), in ascending (start_date, id) order after the keyset position: not
+   * deleted, of a non-deleted employee, whose leave type has category `annual`, passing
+   * every other filter given (`LEAVE_FILTER_RULES` in lib/list-filters.ts).
    */
   listOverlappingLeave(query: LeavePageQuery): Promise<LeaveBookingRecord[]>;
 
-  /** Optional: `listOverlappingLeave` as JSON text, as `listEmployeesText` is to `listEmployees`. */
-  listOverlappingLeaveText?(query: LeavePageQuery): Promise<RecordText<string>[]>;
+  /**
+   * Optional, and the one way a store may answer a page other than as records: the records
+   * `listEmployees` or `listOverlappingLeave` would answer for the same query, as JSON
+   * text (`ListText`), or `null` when it cannot this time (then the records are asked).
+   * The text must be exactly `JSON.stringify` of the records' v1 JSON (lib/records.ts);
+   * `runStoreContract` checks it against the record methods.
+   */
+  listText?(query: ListTextQuery): Promise<ListText | null>;
 
   /**
    * Up to `limit` tombstones of the organisation's records of `resource`, in ascending

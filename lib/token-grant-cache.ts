@@ -97,10 +97,9 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     ping: () => store.ping(),
     close: cache.close,
   };
-  // The optional reads, forwarded only where the store has them: their absence is what says so.
-  const { listEmployeesText, listOverlappingLeaveText } = store;
-  if (listEmployeesText) cached.listEmployeesText = (query) => listEmployeesText.call(store, query);
-  if (listOverlappingLeaveText) cached.listOverlappingLeaveText = (query) => listOverlappingLeaveText.call(store, query);
+  // The optional read, forwarded only where the store has it: its absence is what says so.
+  const { listText } = store;
+  if (listText) cached.listText = (query) => listText.call(store, query);
   if (!isAdminStore(store)) return cached;
   const admin: AdminStore = {
     migrate: () => store.migrate(),

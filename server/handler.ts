@@ -8,7 +8,6 @@
  * scope (403) → parameters (400) → lookup (404). Nothing a request carries can make this
  * function throw: every failure becomes an answer.
  */
-import { isPageText } from "../lib/record-text.ts";
 import { IttyRouter, type IRequest } from "itty-router";
 import { ApiError, StoreUnavailableError, invalidRequest, methodNotAllowed, notFound, serverError, storeUnavailable } from "../lib/errors.ts";
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
@@ -16,6 +15,7 @@ import { loggablePath, redactSecrets, urlCarriesCredentials } from "../lib/url-c
 import type { Scope } from "../lib/scopes.ts";
 import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-holidays.ts";
 import type { Store } from "../lib/store.ts";
+import { RawJson } from "../lib/raw-json.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
 import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deletion-pages.ts";
@@ -95,7 +95,8 @@ export interface HandlerOptions {
   /**
    * Where the dataset's public holidays come from. By default they are computed in this
    * thread and remembered: the first request for a lunar-calendar year (CN, TW, HK, VN,
-   * KR) then holds the event loop for up to ~200 ms. `leaveapi serve` passes
+   * KR) then holds the event loop while the year is computed (bench/RESULTS.md,
+   * "Holiday calendar-years"). `leaveapi serve` passes
    * createHolidayWorker's source, which computes them in a worker thread.
    */
   publicHolidays?: PublicHolidaySource;
@@ -107,8 +108,8 @@ export interface HandlerOptions {
   encoders?: Encoders;
   /**
    * Reads the bytes of Scalar's bundle that /docs/api-reference.js serves. By default the
-   * bundle is the text module server/docs-script.ts, whose first load parses 3.5 MB of
-   * JavaScript on the event loop (about 100 ms); `leaveapi serve` passes a read of the
+   * bundle is the text module server/docs-script.ts, whose first load parses the whole
+   * bundle on the event loop (bench/RESULTS.md, "The docs script"); `leaveapi serve` passes a read of the
    * file itself (adapters/bun/docs-script-file.ts), which parses nothing.
    */
   docsScriptBytes?: () => Promise<Uint8Array<ArrayBuffer>>;
@@ -161,10 +162,10 @@ interface RequestState {
 type Routed = IRequest & { request: Request };
 /**
  * A data endpoint: its query (and path) read into a lib/ operation's input, and the
- * operation's result, which is the 200 answer's JSON body. Runs after authentication and
- * scope: parameters (400), then lookup (404).
+ * operation's result, which is the 200 answer's JSON body, already written, with how many
+ * records it holds. Runs after authentication and scope: parameters (400), then lookup (404).
  */
-type Endpoint = (organisationId: string, url: URL, routed: Routed) => Promise<unknown>;
+type Endpoint = (organisationId: string, url: URL, routed: Routed) => Promise<RawJson>;
 
 const DATA_METHODS = ["GET", "HEAD"] as const;
 
@@ -194,7 +195,7 @@ export function createHandler(options: HandlerOptions): Handler {
     state.clientId = grant.client_id;
     readBudget.spend(grant.client_id, state.now);
     const body = await endpoint(grant.organisation_id, state.url, req);
-    state.records = recordsIn(body);
+    state.records = body.records;
     return json(200, body);
   };
 
@@ -228,7 +229,7 @@ export function createHandler(options: HandlerOptions): Handler {
       data("/v1/employees/{id}", "employees:read", async (org, url, req) => {
         // No query parameters here; any is refused like a typo on the lists (docs/api.md, "Query parameters").
         readQuery(url, []);
-        return { data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? "")) };
+        return RawJson.of({ data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? "")) }, 1);
       }),
     )
     .all(
@@ -245,9 +246,10 @@ export function createHandler(options: HandlerOptions): Handler {
     })
     .all(
       "/v1/holidays",
-      data("/v1/holidays", "holidays:read", async (org, url) => ({
-        data: await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays),
-      })),
+      data("/v1/holidays", "holidays:read", async (org, url) => {
+        const holidays = await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays);
+        return RawJson.of({ data: holidays }, holidays.length);
+      }),
     )
     .all("/healthz", async (_req, state) => {
       state.route = "/healthz";
@@ -340,13 +342,6 @@ export function createHandler(options: HandlerOptions): Handler {
     });
     return finish(response, requestId, method === "HEAD");
   };
-}
-
-/** How many records an answer's body holds: a page's or a list's `data`, one record's 1. */
-function recordsIn(body: unknown): number {
-  if (isPageText(body)) return body.count;
-  const data = (body as { data?: unknown } | null)?.data;
-  return Array.isArray(data) ? data.length : data === undefined || data === null ? 0 : 1;
 }
 
 /**

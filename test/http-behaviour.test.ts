@@ -193,7 +193,7 @@ describe("failures", () => {
     const { get } = await authorisedOrganisation(world);
     const failing = () => Promise.reject(new Error("SQL near 'secret_table': syntax error"));
     world.store.listEmployees = failing;
-    world.store.listEmployeesText = failing;
+    world.store.listText = failing;
     const res = await get("/v1/employees", { "X-Request-Id": "req-500" });
     expect(res.status).toBe(500);
     const text = await res.text();

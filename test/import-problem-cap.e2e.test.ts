@@ -46,7 +46,7 @@ test("2,500 bad rows among good ones: the first thousand listed by line, one lin
   expect(outcome.errors[PROBLEMS_LISTED - 1]).toStartWith(`${file}:2000: status:`);
   expect(outcome.errors.at(-1)).toBe(`${file}: 1500 more problems not listed (2500 in all, in 2500 rows)`);
   expect(outcome).toMatchObject({ invalidRows: 2500, problemCount: 2500 });
-  expect(await world.store.listEmployees({ organisationId: org, limit: 10 })).toEqual([]);
+  expect(await world.store.listEmployees({ organisationId: org, filters: {}, limit: 10 })).toEqual([]);
 });
 
 test("the command prints the first thousand and the count, and --json says the total", async () => {

@@ -1,5 +1,5 @@
 /**
- * The overlap scan runs once per span class and merges the classes (leave-span-classes.ts).
+ * The overlap scan runs once per span class and merges the classes (adapters/sql/leave-span-classes.ts).
  * Bookings of every class, some crossing class edges, against brute force: for windows
  * that start before, inside and after them, every page at several limits must be exactly
  * the overlapping bookings in (start_date, id) order. Runs on SQLite and on Postgres.
@@ -31,8 +31,7 @@ async function allPages(from: string, to: string, limit: number): Promise<string
   for (;;) {
     const page = await world.store.listOverlappingLeave({
       organisationId: org,
-      from,
-      to,
+      filters: { from, to },
       limit,
       ...(last ? { after: { startDate: last.start_date, id: last.id } } : {}),
     });
@@ -87,7 +86,11 @@ describe("the overlap scan over span classes", () => {
     const person = employee();
     const inputs = [0, 1, 2, 3, 0, 2].map((span, i) => booking(person.id, { start_date: addDays(FIRST, i * 2), end_date: addDays(FIRST, i * 2 + span) }));
     await seed(shortWorld, shortOrg, { employees: [person], bookings: inputs });
-    const page = await shortWorld.store.listOverlappingLeave({ organisationId: shortOrg, from: addDays(FIRST, 3), to: addDays(FIRST, 8), limit: 100 });
+    const page = await shortWorld.store.listOverlappingLeave({
+      organisationId: shortOrg,
+      filters: { from: addDays(FIRST, 3), to: addDays(FIRST, 8) },
+      limit: 100,
+    });
     const want = inputs.filter((b) => b.end_date >= addDays(FIRST, 3) && b.start_date <= addDays(FIRST, 8)).map((b) => b.id);
     expect(page.map((b) => b.id).sort()).toEqual(want.sort());
     expect(want.length).toBe(4);

@@ -10,7 +10,6 @@ import { createMemoryStore } from "../adapters/memory-store.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
 import type { Page } from "../lib/keyset-page.ts";
-import { pageOf } from "../lib/record-text.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import type { EmployeesParams, LeaveParams } from "../lib/request-params.ts";
 import { QUERY_RANGE, STANDARD_IDS, standardFixture } from "../testing/contract-fixture.ts";
@@ -20,8 +19,8 @@ const ORG = STANDARD_IDS.orgA;
 const OTHER_ORG = STANDARD_IDS.orgB;
 
 const employees = async (params: Partial<EmployeesParams>, organisationId: string = ORG) =>
-  pageOf(await listEmployeePage(store, organisationId, { limit: 500, ...params }));
-const leave = async (params: Partial<LeaveParams>) => pageOf(await listLeavePage(store, ORG, { ...QUERY_RANGE, limit: 500, ...params }));
+  (await listEmployeePage(store, organisationId, { limit: 500, ...params })).parse();
+const leave = async (params: Partial<LeaveParams>) => (await listLeavePage(store, ORG, { ...QUERY_RANGE, limit: 500, ...params })).parse();
 
 /** Every page from the first, following next_cursor. */
 async function allPages<J>(read: (cursor: string | undefined) => Promise<Page<J>>): Promise<Page<J>[]> {
@@ -45,7 +44,7 @@ const refusedCursor = { status: 400, code: "invalid_request", param: "cursor" };
 
 describe("listEmployeePage", () => {
   test("pages add up to the store's (updated_at, id) order, in the v1 JSON shape", async () => {
-    const whole = (await store.listEmployees({ organisationId: ORG, limit: 500 })).map(employeeJson);
+    const whole = (await store.listEmployees({ organisationId: ORG, filters: {}, limit: 500 })).map(employeeJson);
     await expectPagesAddUp(whole, (limit, cursor) => employees({ limit, cursor }));
   });
 
@@ -77,7 +76,7 @@ describe("getEmployee", () => {
 
 describe("listLeavePage", () => {
   test("pages add up to the store's overlapping bookings in (start_date, id) order", async () => {
-    const whole = (await store.listOverlappingLeave({ organisationId: ORG, ...QUERY_RANGE, limit: 500 })).map(leaveBookingJson);
+    const whole = (await store.listOverlappingLeave({ organisationId: ORG, filters: { ...QUERY_RANGE }, limit: 500 })).map(leaveBookingJson);
     await expectPagesAddUp(whole, (limit, cursor) => leave({ limit, cursor }));
   });
 

@@ -39,7 +39,7 @@ async function allEmployees(store: Store, organisationId: string, updatedSince?:
   const out = [];
   let after: { updatedAt: number; id: string } | undefined;
   for (;;) {
-    const page = await store.listEmployees({ organisationId, limit: 7, ...(updatedSince === undefined ? {} : { updatedSince }), ...(after ? { after } : {}) });
+    const page = await store.listEmployees({ organisationId, filters: { updated_since: updatedSince }, limit: 7, ...(after ? { after } : {}) });
     out.push(...page);
     if (page.length < 7) return out;
     const last = page[page.length - 1]!;
@@ -99,7 +99,7 @@ describe.each(STORES)("%s", (_name, open) => {
     expect(all.map((e) => e.id)).toEqual(order.map((e) => e.id));
     expect(await store.findEmployee(org, people[0]!.id)).toMatchObject({ updated_at: changed[0]!.updated_at });
 
-    const leave = await store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", updatedSince: since, limit: 10 });
+    const leave = await store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31", updated_since: since }, limit: 10 });
     expect(leave.map((b) => [b.days, b.updated_at >= committed - 2_000])).toEqual([[4, true]]);
 
     const tombstones = await store.listDeletions({ organisationId: org, resource: "employees", deletedSince: since, limit: 10 });

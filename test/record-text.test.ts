@@ -1,18 +1,23 @@
 /**
- * Records kept as JSON text (lib/record-text.ts, docs/embedding.md "Pages as JSON text"):
- * a record's text joined from its kept body is exactly JSON.stringify of its v1 JSON,
- * whatever its values; the SQL store serves a record that has no body yet (written before
- * migration 0006) the old way; and `migrate` renders the missing bodies when the
- * installation asks for it. Runs on SQLite, and on Postgres with LEAVEAPI_TEST_STORE=postgres.
+ * Records kept as JSON text (adapters/sql/record-bodies.ts, docs/embedding.md "Pages as
+ * JSON text"): a record's text joined from its kept body is exactly JSON.stringify of its
+ * v1 JSON, whatever its values; the SQL store declines to answer as text a page that meets
+ * a record with no body, which is then written from its records; and `migrate` writes the
+ * bodies again whenever what a body holds changed (adapters/sql/render-bodies.ts). Runs on SQLite, and
+ * on Postgres with LEAVEAPI_TEST_STORE=postgres.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { sqlConnectionOf } from "../adapters/sql/sql-admin-store.ts";
-import type { Page } from "../lib/keyset-page.ts";
-import { employeeBody, employeeText, leaveBody, leaveText, leaveTypeText, pageOf, pageText } from "../lib/record-text.ts";
+import { employeeBody, employeeText, leaveBody, leaveText, leaveTypeText, listTextOf } from "../adapters/sql/record-bodies.ts";
+import { BODIES_VERSION } from "../adapters/sql/render-bodies.ts";
+import { listEmployeePage } from "../lib/employee-pages.ts";
+import { listLeavePage } from "../lib/leave-pages.ts";
 import { employeeJson, leaveBookingJson, type EmployeeRecord, type LeaveBookingRecord } from "../lib/records.ts";
+import type { ListText } from "../lib/store.ts";
 import { ANNUAL, authorisedOrganisation, booking, createWorld, employee, seed } from "./support.ts";
+import { aLeaveBooking, anEmployee } from "../testing/record-builders.ts";
 import { closeTestStores, openTestStore, testStoreKind } from "./test-stores.ts";
 
 afterAll(closeTestStores);
@@ -26,37 +31,42 @@ const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
 const instant = fc.integer({ min: 0, max: 253402300799999 });
 const date = fc.constantFrom("2026-03-02", "1900-01-01", "2199-12-31");
 
-const employeeArb: fc.Arbitrary<EmployeeRecord> = fc.record({
-  id: fc.uuid(),
-  first_name: maybe(text),
-  last_name: maybe(text),
-  preferred_name: maybe(text),
-  job_title: maybe(text),
-  department: maybe(text),
-  status: text,
-  start_date: maybe(date),
-  leaving_date: maybe(date),
-  holiday_calendar: maybe(text),
-  updated_at: instant,
-});
+// Through the record builders, so a field added to the field list gets its default here.
+const employeeArb: fc.Arbitrary<EmployeeRecord> = fc
+  .record({
+    id: fc.uuid(),
+    first_name: maybe(text),
+    last_name: maybe(text),
+    preferred_name: maybe(text),
+    job_title: maybe(text),
+    department: maybe(text),
+    status: text,
+    start_date: maybe(date),
+    leaving_date: maybe(date),
+    holiday_calendar: maybe(text),
+    updated_at: instant,
+  })
+  .map((fields) => anEmployee(fields));
 
-const bookingArb: fc.Arbitrary<LeaveBookingRecord> = fc.record({
-  id: fc.uuid(),
-  employee_id: fc.uuid(),
-  leave_type: fc.record({ id: fc.uuid(), name: text, category: fc.constantFrom("annual", "sick"), is_paid: fc.boolean() }),
-  start_date: date,
-  end_date: date,
-  start_half_day: fc.boolean(),
-  start_half_period: maybe(fc.constantFrom("am" as const, "pm" as const)),
-  end_half_day: fc.boolean(),
-  end_half_period: maybe(fc.constantFrom("am" as const, "pm" as const)),
-  days: fc.integer({ min: 0, max: 800 }).map((n) => n / 2),
-  status: fc.constantFrom("approved" as const, "pending" as const, "cancelled" as const),
-  requested_at: maybe(instant),
-  reviewed_at: maybe(instant),
-  cancelled_at: maybe(instant),
-  updated_at: instant,
-});
+const bookingArb: fc.Arbitrary<LeaveBookingRecord> = fc
+  .record({
+    id: fc.uuid(),
+    employee_id: fc.uuid(),
+    leave_type: fc.record({ id: fc.uuid(), name: text, category: fc.constantFrom("annual", "sick"), is_paid: fc.boolean() }),
+    start_date: date,
+    end_date: date,
+    start_half_day: fc.boolean(),
+    start_half_period: maybe(fc.constantFrom("am" as const, "pm" as const)),
+    end_half_day: fc.boolean(),
+    end_half_period: maybe(fc.constantFrom("am" as const, "pm" as const)),
+    days: fc.integer({ min: 0, max: 800 }).map((n) => n / 2),
+    status: fc.constantFrom("approved" as const, "pending" as const, "cancelled" as const),
+    requested_at: maybe(instant),
+    reviewed_at: maybe(instant),
+    cancelled_at: maybe(instant),
+    updated_at: instant,
+  })
+  .map((fields) => aLeaveBooking(fields));
 
 describe("a record's text is its JSON to the byte", () => {
   test("employees, whatever their text fields hold", () => {
@@ -75,18 +85,37 @@ describe("a record's text is its JSON to the byte", () => {
     );
   });
 
-  test("a page's text is JSON.stringify of the page, and reads back as it", () => {
+  test("a list's text is JSON.stringify of its first `limit` records, with whether more follow and the last one's position", () => {
     fc.assert(
-      fc.property(fc.array(employeeArb, { maxLength: 5 }), fc.boolean(), maybe(fc.string()), (records, has_more, next_cursor) => {
-        const data = records.map((e) => JSON.stringify(employeeJson(e)));
-        const page: Page<unknown> = { has_more, next_cursor, data: records.map(employeeJson) };
-        const asText = pageText({ has_more, next_cursor, data });
-        expect(asText.pageJson).toBe(JSON.stringify(page));
-        expect(pageOf(asText)).toEqual(page);
+      fc.property(fc.array(employeeArb, { maxLength: 6 }), fc.integer({ min: 1, max: 5 }), (records, limit) => {
+        const text = listTextOf(
+          records,
+          limit,
+          (e) => [e.updated_at, e.id],
+          (e) => JSON.stringify(employeeJson(e)),
+        );
+        const page = records.slice(0, limit);
+        const last = page[page.length - 1];
+        expect(text).toEqual({
+          json: JSON.stringify(page.map(employeeJson)),
+          count: page.length,
+          hasMore: records.length > limit,
+          last: last ? [last.updated_at, last.id] : null,
+        });
       }),
     );
   });
 });
+
+/** What `listText` must answer for a query, from the store's records for one more. */
+function expectedText<R extends { id: string }>(records: R[], limit: number, json: (r: R) => unknown, key: (r: R) => string | number): ListText {
+  return listTextOf(
+    records,
+    limit,
+    (r) => [key(r), r.id],
+    (r) => JSON.stringify(json(r)),
+  );
+}
 
 describe("the SQL store and records without a body", () => {
   const NOW = Date.parse("2026-03-01T09:30:00.000Z");
@@ -104,20 +133,16 @@ describe("the SQL store and records without a body", () => {
     });
     return { store, db: sqlConnectionOf(store), people, bookings };
   }
-  const employeesQuery = { organisationId: ORG, limit: 10 };
-  const leaveQuery = { organisationId: ORG, from: "2026-01-01", to: "2026-12-31", limit: 10 };
+  const employeesQuery = { organisationId: ORG, filters: {}, limit: 2 };
+  const leaveQuery = { organisationId: ORG, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 2 };
 
   async function expectTextsMatchRecords(store: Awaited<ReturnType<typeof seededStore>>["store"]) {
-    const employees = await store.listEmployees(employeesQuery);
+    const employees = await store.listEmployees({ ...employeesQuery, limit: 3 });
     expect(employees.length).toBe(3);
-    expect(await store.listEmployeesText!(employeesQuery)).toEqual(
-      employees.map((e) => ({ key: e.updated_at, id: e.id, json: JSON.stringify(employeeJson(e)) })),
-    );
-    const bookings = await store.listOverlappingLeave(leaveQuery);
+    expect(await store.listText!({ list: "employees", query: employeesQuery })).toEqual(expectedText(employees, 2, employeeJson, (e) => e.updated_at));
+    const bookings = await store.listOverlappingLeave({ ...leaveQuery, limit: 3 });
     expect(bookings.length).toBe(3);
-    expect(await store.listOverlappingLeaveText!(leaveQuery)).toEqual(
-      bookings.map((b) => ({ key: b.start_date, id: b.id, json: JSON.stringify(leaveBookingJson(b)) })),
-    );
+    expect(await store.listText!({ list: "leave-requests", query: leaveQuery })).toEqual(expectedText(bookings, 2, leaveBookingJson, (b) => b.start_date));
   }
 
   test("an import writes every record's body", async () => {
@@ -147,33 +172,49 @@ describe("the SQL store and records without a body", () => {
     });
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from leave_bookings where rendered is null`.execute(db);
     expect(Number(rows[0]!.n)).toBe(0);
-    const q = { organisationId: other, from: "2027-03-01", to: "2027-03-31", limit: 500 };
-    const records = await store.listOverlappingLeave(q);
-    expect(records.length).toBe(500);
-    expect((await store.listOverlappingLeaveText!(q)).map((r) => r.json)).toEqual(records.map((b) => JSON.stringify(leaveBookingJson(b))));
+    const q = { organisationId: other, filters: { from: "2027-03-01", to: "2027-03-31" }, limit: 500 };
+    const records = await store.listOverlappingLeave({ ...q, limit: 501 });
+    expect(records.length).toBe(501);
+    expect(await store.listText!({ list: "leave-requests", query: q })).toEqual(expectedText(records, 500, leaveBookingJson, (b) => b.start_date));
   });
 
-  test("a page that meets a record with no body is read the old way, to the same text", async () => {
+  test("a page that meets a record with no body is not answered as text, and the API writes it from the records, to the same bytes", async () => {
     const { store, db, people, bookings } = await seededStore();
+    const whole = { limit: 10 };
+    const range = { from: "2026-01-01", to: "2026-12-31" };
+    const employeesBefore = (await listEmployeePage(store, ORG, whole)).text;
+    const leaveBefore = (await listLeavePage(store, ORG, { ...range, ...whole })).text;
     await sql`update employees set rendered = null where id = ${people[1]!.id}`.execute(db);
     await sql`update leave_bookings set rendered = null where id = ${bookings[1]!.id}`.execute(db);
-    await expectTextsMatchRecords(store);
+    expect(await store.listText!({ list: "employees", query: { organisationId: ORG, filters: {}, limit: 10 } })).toBeNull();
+    expect(await store.listText!({ list: "leave-requests", query: { organisationId: ORG, filters: range, limit: 10 } })).toBeNull();
+    expect((await listEmployeePage(store, ORG, whole)).text).toBe(employeesBefore);
+    expect((await listLeavePage(store, ORG, { ...range, ...whole })).text).toBe(leaveBefore);
   });
 
-  test("migrate renders the missing bodies when the installation asks, and then no longer asks", async () => {
+  test("a migrated database records the version of the bodies it holds", async () => {
+    const { db } = await seededStore();
+    const { rows } = await sql<{
+      name: string;
+      value: string;
+    }>`select name, value from installation where name in ('bodies_version', 'render_pending')`.execute(db);
+    expect(rows).toEqual([{ name: "bodies_version", value: BODIES_VERSION }]);
+  });
+
+  test("migrate writes every body again when what a body holds changed, and then not again", async () => {
     const { store, db } = await seededStore();
-    await sql`update employees set rendered = null`.execute(db);
-    await sql`update leave_bookings set rendered = null`.execute(db);
     const stale = `"first_name":"stale"`;
-    await sql`insert into installation (name, value) values ('render_pending', 'test')`.execute(db);
+    await sql`update employees set rendered = ${stale}`.execute(db);
+    await sql`update leave_bookings set rendered = null`.execute(db);
+    await sql`update installation set value = 'an older field list' where name = 'bodies_version'`.execute(db);
     await store.migrate();
     const { rows } = await sql<{ id: string; rendered: string | null }>`select id, rendered from employees where organisation_id = ${ORG}`.execute(db);
     expect(rows.length).toBeGreaterThan(0);
-    expect(rows.filter((r) => r.rendered === null)).toEqual([]);
-    const { rows: pending } = await sql`select name from installation where name = 'render_pending'`.execute(db);
-    expect(pending).toEqual([]);
+    expect(rows.filter((r) => r.rendered === null || r.rendered === stale)).toEqual([]);
+    const { rows: version } = await sql<{ value: string }>`select value from installation where name = 'bodies_version'`.execute(db);
+    expect(version).toEqual([{ value: BODIES_VERSION }]);
     await expectTextsMatchRecords(store);
-    // Not asked again: a body made wrong by hand stays wrong, so migrate did not walk the tables.
+    // The version matches now: a body made wrong by hand stays wrong, so migrate did not walk the tables.
     await sql`update employees set rendered = ${stale}`.execute(db);
     await store.migrate();
     const { rows: after } = await sql<{ rendered: string }>`select rendered from employees where deleted_at is null`.execute(db);
@@ -201,8 +242,8 @@ describe("what a client reads of pages served as text", () => {
     expect(after.data.map((b) => b.leave_type.name)).toEqual(["Holiday", "Holiday"]);
     expect(after.data.every((b, i) => b.updated_at > before.data[i]!.updated_at)).toBe(true);
     // The store's text and its records agree to the byte after the rename too.
-    const q = { organisationId, from: "2026-01-01", to: "2026-12-31", limit: 10 };
-    const records = await world.store.listOverlappingLeave(q);
-    expect((await world.store.listOverlappingLeaveText!(q)).map((t) => t.json)).toEqual(records.map((b) => JSON.stringify(leaveBookingJson(b))));
+    const q = { organisationId, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 10 };
+    const records = await world.store.listOverlappingLeave({ ...q, limit: 11 });
+    expect(await world.store.listText!({ list: "leave-requests", query: q })).toEqual(expectedText(records, 10, leaveBookingJson, (b) => b.start_date));
   });
 });

@@ -116,8 +116,8 @@ test("an import that finds another running waits for it, past the busy timeout, 
   running.release();
   await running.done;
   expect(await waiting).toMatchObject({ created: 2 });
-  expect(await first.listEmployees({ organisationId: b, limit: 10 })).toHaveLength(2);
-  expect(await first.listEmployees({ organisationId: a.id, limit: 10 })).toHaveLength(1);
+  expect(await first.listEmployees({ organisationId: b, filters: {}, limit: 10 })).toHaveLength(2);
+  expect(await first.listEmployees({ organisationId: a.id, filters: {}, limit: 10 })).toHaveLength(1);
 });
 
 test("an upgrade moves live tokens and rate-limit events into the tokens file, and they keep working", async () => {

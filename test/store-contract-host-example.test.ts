@@ -87,9 +87,9 @@ describe("host-owned Store example beyond the contract", () => {
     const waiting = new Database(join(dir, "host.db"));
     waiting.exec("PRAGMA busy_timeout = 0");
     const busy = createHostStore(waiting);
-    await expect(busy.listEmployees({ organisationId: "x", limit: 1 })).rejects.toMatchObject({ name: "StoreUnavailableError" });
+    await expect(busy.listEmployees({ organisationId: "x", filters: {}, limit: 1 })).rejects.toMatchObject({ name: "StoreUnavailableError" });
     holder.exec("ROLLBACK");
-    expect(await busy.listEmployees({ organisationId: "x", limit: 1 })).toEqual([]);
+    expect(await busy.listEmployees({ organisationId: "x", filters: {}, limit: 1 })).toEqual([]);
     waiting.close();
     holder.close();
     rmSync(dir, { recursive: true, force: true });

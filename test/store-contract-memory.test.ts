@@ -57,7 +57,7 @@ describe("memory store beyond the contract", () => {
     const store = createMemoryStore(fixture);
     const ada = fixture.employees.find((e) => e.id === STANDARD_IDS.employees.ada)!;
     store.load({ ...emptyData(), employees: [{ ...ada, first_name: "Augusta" }] });
-    const listed = await store.listEmployees({ organisationId: STANDARD_IDS.orgA, limit: 100 });
+    const listed = await store.listEmployees({ organisationId: STANDARD_IDS.orgA, filters: {}, limit: 100 });
     expect(listed.filter((e) => e.id === ada.id).map((e) => e.first_name)).toEqual(["Augusta"]);
     // The store took a copy: changing the caller's object changes nothing stored.
     ada.first_name = "Changed";

@@ -78,7 +78,9 @@ async function emptySchema(schema: string): Promise<void> {
       const ib = order.indexOf(b);
       return (ia === -1 ? order.length : ia) - (ib === -1 ? order.length : ib);
     });
-  await schemaAdmin.query(names.map((t) => `delete from ${schema}.${t};`).join("\n"));
+  // As a freshly migrated schema: no rows, but the version of the (no) kept bodies that migrate records.
+  const emptied = (t: string) => (t === "installation" ? `delete from ${schema}.${t} where name <> 'bodies_version';` : `delete from ${schema}.${t};`);
+  await schemaAdmin.query(names.map(emptied).join("\n"));
 }
 
 async function openPostgresTestStore(now?: () => number): Promise<SqlAdminStore> {

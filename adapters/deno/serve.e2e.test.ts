@@ -143,7 +143,7 @@ describe("Deno.serve", () => {
     // What Deno wrote (the seed, and the token it issued) is there for Bun's store to read.
     const bunStore = openSqliteStore({ filename });
     expect(await bunStore.findToken(digestSecret(token))).toMatchObject({ organisation_id: ORG, client_id: client.client_id });
-    expect((await bunStore.listEmployees({ organisationId: ORG, limit: 10 })).map((e) => e.id)).toEqual([EMPLOYEE]);
+    expect((await bunStore.listEmployees({ organisationId: ORG, filters: {}, limit: 10 })).map((e) => e.id)).toEqual([EMPLOYEE]);
     await bunStore.close();
   }, 60_000);
 });

@@ -11,7 +11,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
  * The class of end_date - start_date, as lib/leave-span-plan.ts's spanClassOf. The page
  * index holds this expression, as migration 0002 wrote it out, and the page query repeats
  * it word for word, which is how the planner matches the two: its text must never change.
- * test/migrations-frozen.test.ts checks, on both dialects, that the migrated index is
+ * test/migrations-frozen.pg.test.ts checks, on both dialects, that the migrated index is
  * built on exactly this expression and that a page query plans on it.
  */
 export function spanClassExpression(caps: SqlCapabilities): string {
@@ -24,9 +24,9 @@ export function spanClassExpression(caps: SqlCapabilities): string {
 /**
  * The leave page's index: the scan's keys first (organisation, class, then page order,
  * then the overlap test's end_date), then every other column the page filters on or
- * returns (the booking's body as text, lib/record-text.ts), so that a page never reads
+ * returns (the booking's body as text, record-bodies.ts), so that a page never reads
  * the table. "span_class" stands for spanClassExpression(). Migration 0006 froze this
- * list (0002's held the body's columns); test/migrations-frozen.test.ts holds the
+ * list (0002's held the body's columns); test/migrations-frozen.pg.test.ts holds the
  * migrated index to it.
  */
 export const LEAVE_PAGE_INDEX_COLUMNS = [

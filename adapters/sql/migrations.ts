@@ -2,9 +2,9 @@
  * The schema, as migrations listed in code so that a compiled binary carries them.
  * Each is frozen as the literal SQL it ran when it shipped, per dialect where they differ:
  * nothing here reads live code, so a change elsewhere cannot change what a migration did.
- * Append new migrations; never edit one that has shipped. test/migrations-frozen.test.ts
+ * Append new migrations; never edit one that has shipped. test/migrations-frozen.pg.test.ts
  * checks that the migrated page index is the one the leave page query plans on,
- * test/observed-calendars-plan.test.ts that observedCalendars plans on the index of 0005,
+ * test/observed-calendars-plan.pg.test.ts that observedCalendars plans on the index of 0005,
  * and test/record-fields.test.ts that the tables hold the records' declared fields.
  */
 import { sql, type Kysely, type Migration } from "kysely";
@@ -155,18 +155,17 @@ const OBSERVED_CALENDARS: readonly string[] = [
     "leaving_date", "deleted_at") where "deleted_at" is null and "holiday_calendar" is not null`,
 ];
 
-// Records kept as JSON text (lib/record-text.ts): each employee's and booking's body as
+// Records kept as JSON text (record-bodies.ts): each employee's and booking's body as
 // a page writes it, so that a page is one index scan and a string join rather than a
 // dozen columns a row turned into objects and serialized again. The import writes the
-// body with the record; a record written before this has none until `migrate` renders it
-// (render-bodies.ts, asked to by the installation row `render_pending`), and a page that
-// meets one is read the old way meanwhile. A change to what a record's JSON holds ships a
-// migration that sets `rendered` to null and inserts that row again.
+// body with the record; a record written before this had none until `migrate` rendered
+// it, asked to by the installation row `render_pending` (since 0011, render-bodies.ts
+// writes them again whenever what a body holds changes).
 //
 // The leave page index keeps what a page filters and orders on, and the body in place
 // of the ten columns it replaces: a page merges one scan per span class, and each
-// column it carries costs at every step of the merge (a deep page: 235 us with 15
-// columns, 67 us with 2). On SQLite the employees page gets an index of its own in the
+// column it carries costs at every step of the merge (a deep page took several times as
+// long with 15 columns as with 2). On SQLite the employees page gets an index of its own in the
 // same way (deleted_at in it too, always null there: SQLite counts an index as covering
 // only when it holds every column the query names, its own WHERE's included); Postgres
 // keeps employees_by_update, as an index entry there is limited to about 2.7 kB and an
@@ -276,6 +275,17 @@ const DELETED_RECORDS_ERASED: readonly string[] = [
   `delete from "employees" where "deleted_at" is not null`,
 ];
 
+// The kept bodies are written by one versioned function from now on (render-bodies.ts):
+// the installation row `bodies_version` names what they hold, and `migrate` writes them
+// all again when it differs from the field list's. The bodies 0006 asked for are
+// complete unless `render_pending` is still there; then no version is recorded and the
+// next `migrate` writes them all. The literal is what they held when this shipped.
+const BODIES_VERSIONED: readonly string[] = [
+  `insert into "installation" ("name", "value") select 'bodies_version', '1;employees=id:text,first_name:text?,last_name:text?,preferred_name:text?,job_title:text?,department:text?,status:text,start_date:date?,leaving_date:date?,holiday_calendar:text?,updated_at:stamp;leave=id:text,employee_id:text,leave_type:leave_type,start_date:date,end_date:date,start_half_day:flag,start_half_period:half_period?,end_half_day:flag,end_half_period:half_period?,days:days,status:leave_status,requested_at:instant?,reviewed_at:instant?,cancelled_at:instant?,updated_at:stamp'
+    where not exists (select 1 from "installation" where "name" = 'render_pending')`,
+  `delete from "installation" where "name" = 'render_pending'`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -288,5 +298,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0008_tokens_file": { up: moveTokensWhereAttached(TOKENS_FILE[caps.dialect]) },
     "0009_client_usage": { up: clientUsage(caps) },
     "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
+    "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
   };
 }

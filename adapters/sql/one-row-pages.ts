@@ -3,7 +3,7 @@
  * read by one statement (`caps.leavePageInOneRow`: the leave page on Postgres, where each
  * statement is a round trip). The server joins the page's rows into one text
  * (`string_agg`), split here again with two native string splits. What each record's
- * text is made of does not change: the same fields, written out by lib/record-text.ts as
+ * text is made of does not change: the same fields, written out by record-bodies.ts as
  * on SQLite, so a page is the same to the byte either way.
  *
  * Not for a page that is one statement anyway: the employees page joined this way cost

@@ -4,9 +4,9 @@
  * also serve the import writer inside its transaction.
  */
 import { sql, type Kysely } from "kysely";
-import { employeeText, type RecordText } from "../../lib/record-text.ts";
-import { employeeJson, type ClosureDayRecord, type EmployeeRecord } from "../../lib/records.ts";
-import type { EmployeePageQuery, ImportedPublicHoliday, Store } from "../../lib/store.ts";
+import { employeeText, listTextOf } from "./record-bodies.ts";
+import type { ClosureDayRecord, EmployeeRecord } from "../../lib/records.ts";
+import type { EmployeePageQuery, ImportedPublicHoliday, ListText, Store } from "../../lib/store.ts";
 import { defineQuery } from "./compiled-queries.ts";
 import { observedCalendarsQuery } from "./observed-calendars.ts";
 import { firstRows, perRowCount } from "./row-counts.ts";
@@ -82,16 +82,20 @@ export function listImportedPublicHolidaysOn(
  * `updated_since`, unless the cursor already implies it. Both bounds on the same leading
  * index column leave SQLite to seek by one and filter by the other, and it seeks by
  * `updated_at >= since`: every row between `since` and the cursor was read again for each
- * page, so a sync's deep page cost 16 ms instead of 0.3 ms over 50,000 employees. A
- * cursor at or after `since` bounds the scan on its own.
+ * page, so a sync's deep page cost as much as all the pages before it (bench/RESULTS.md,
+ * "A sync's deep page"). A cursor at or after `since` bounds the scan on its own.
  */
 function sinceNotImpliedByCursor(updatedSince: number | undefined, after: { updatedAt: number } | undefined): number | undefined {
   return after && updatedSince !== undefined && after.updatedAt >= updatedSince ? undefined : updatedSince;
 }
 
-export function readQueries(
-  ctx: SqlContext,
-): Pick<Store, "listEmployees" | "listEmployeesText" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"> {
+/** The data endpoints' reads but the leave page, and the employees page as text for `Store.listText`. */
+export function readQueries(ctx: SqlContext): Pick<
+  Store,
+  "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"
+> & {
+  employeesText: (q: EmployeePageQuery) => Promise<ListText | null>;
+} {
   const { stamps } = ctx;
   /** The query's instants (shown ones: a sync's `updated_since`, a cursor's position) as the stamps stored (published-stamps.ts). */
   const pageValues = async (q: EmployeePageQuery): Promise<EmployeePageValues> => {
@@ -99,9 +103,10 @@ export function readQueries(
     const after = q.after && { updatedAt: await stamps.storedOf(org, q.after.updatedAt), id: q.after.id };
     // A position at or after `updated_since` implies it (the stored bound is never later),
     // so the deep pages of a sync ask the publications nothing.
-    const impliedByCursor = after !== undefined && q.updatedSince !== undefined && after.updatedAt >= q.updatedSince;
-    const since = q.updatedSince === undefined || impliedByCursor ? undefined : await stamps.storedSince(org, q.updatedSince);
-    return { organisationId: org, status: q.status, updatedSince: sinceNotImpliedByCursor(since, after), afterUpdatedAt: after?.updatedAt, afterId: after?.id };
+    const impliedByCursor = after !== undefined && q.filters.updated_since !== undefined && after.updatedAt >= q.filters.updated_since;
+    const { status, updated_since } = q.filters;
+    const since = updated_since === undefined || impliedByCursor ? undefined : await stamps.storedSince(org, updated_since);
+    return { organisationId: org, status, updatedSince: sinceNotImpliedByCursor(since, after), afterUpdatedAt: after?.updatedAt, afterId: after?.id };
   };
   const listEmployees = (q: EmployeePageQuery) =>
     ctx.guard(async (): Promise<EmployeeRecord[]> => {
@@ -115,21 +120,21 @@ export function readQueries(
   return {
     listEmployees,
 
-    listEmployeesText: (q) =>
-      ctx.guard(async (): Promise<RecordText<number>[]> => {
-        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit), await pageValues(q)), q.limit);
-        if (rows.every((r) => r.rendered !== null)) {
-          const shown = await stamps.shownAll(
-            q.organisationId,
-            rows.map((r) => instant(r.updated_at)),
-          );
-          return rows.map((r) => {
-            const updatedAt = shown(instant(r.updated_at));
-            return { key: updatedAt, id: r.id, json: employeeText(r.id, r.rendered!, updatedAt) };
-          });
-        }
-        // An employee not rendered yet: the page is read as records and written out here.
-        return (await listEmployees(q)).map((e) => ({ key: e.updated_at, id: e.id, json: JSON.stringify(employeeJson(e)) }));
+    /** The page and one row more, which says whether the list goes on; null when an employee has no body (render-bodies.ts). */
+    employeesText: (q) =>
+      ctx.guard(async (): Promise<ListText | null> => {
+        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit + 1), await pageValues(q)), q.limit + 1);
+        if (rows.some((r) => r.rendered === null)) return null;
+        const shown = await stamps.shownAll(
+          q.organisationId,
+          rows.map((r) => instant(r.updated_at)),
+        );
+        return listTextOf(
+          rows,
+          q.limit,
+          (r) => [shown(instant(r.updated_at)), r.id],
+          (r) => employeeText(r.id, r.rendered!, shown(instant(r.updated_at))),
+        );
       }),
 
     findEmployee: (organisationId, id) =>

@@ -1,28 +1,42 @@
 /**
- * Renders the JSON body (lib/record-text.ts) of every live employee and booking that has
- * none: those written before migration 0006, which asks for this with the installation
- * row `render_pending`. Run by `migrate` once that row is there, in transactions of a
- * batch each, so that a stopped run leaves finished batches and picks up the rest the
- * next time; the row goes when nothing is left. Meanwhile a page that meets a record with
- * no body reads it the old way (read-queries.ts, leave-page-queries.ts). Deleted records
- * are left alone: an import that brings one back writes its body.
+ * The bodies the SQL store keeps (record-bodies.ts) are written by one versioned
+ * function: `BODIES_VERSION` names what a body holds, derived from the field list
+ * (lib/record-fields.ts) and `BODY_FORMAT`, and the installation row `bodies_version`
+ * says which version the stored bodies were written with. When they differ, `migrate`
+ * writes every live body again (`renderBodies`), so a field added to the field list needs
+ * no migration of its own to reach the kept text. Runs in transactions of a batch each;
+ * the row is written when the last batch is, so a stopped run starts again next time.
+ * Until then a page reads the bodies as they were, each one whole.
  */
 import type { Kysely } from "kysely";
-import { employeeBody, leaveBody } from "../../lib/record-text.ts";
+import { EMPLOYEE_FIELDS, LEAVE_BOOKING_FIELDS, type FieldSpecs } from "../../lib/record-fields.ts";
+import { employeeBody, leaveBody } from "./record-bodies.ts";
 import { EMPLOYEE_COLUMNS, LEAVE_BOOKING_COLUMNS, toEmployee, toLeaveBooking, type EmployeeRow, type LeaveRow } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
 
+/** Bump when record-bodies.ts writes a body differently for the same fields. */
+const BODY_FORMAT = 1;
+
+/** The fields a body shows, in order, with the kind that decides how each is written. */
+function bodyFields(fields: FieldSpecs): string {
+  return Object.entries(fields)
+    .filter(([, spec]) => spec.api !== undefined && spec.record)
+    .map(([name, spec]) => `${name}:${spec.kind}${spec.nullable ? "?" : ""}`)
+    .join(",");
+}
+
+/** What the kept bodies hold: any change to it has `migrate` write them all again. */
+export const BODIES_VERSION = `${BODY_FORMAT};employees=${bodyFields(EMPLOYEE_FIELDS)};leave=${bodyFields(LEAVE_BOOKING_FIELDS)}`;
+
+export const BODIES_VERSION_ROW = "bodies_version";
+
 const BATCH = 1_000;
-const PENDING = "render_pending";
 
 /** The leave type does not show in a body; toLeaveBooking wants one. */
 const NO_TYPE = { id: "", name: "", category: "annual", is_paid: 1 };
 
-/**
- * Walks `table` in primary-key order a batch at a time, writing `body(row)` where a live
- * row has none: each row is read once, however many already have theirs.
- */
-async function renderTable<R extends { id: string; rendered: string | null }>(
+/** Walks `table`'s live rows in primary-key order a batch at a time, writing `body(row)` over each one's body. */
+async function renderTable<R extends { id: string }>(
   db: Kysely<Tables>,
   table: "employees" | "leave_bookings",
   columns: readonly string[],
@@ -34,37 +48,37 @@ async function renderTable<R extends { id: string; rendered: string | null }>(
     const rows = await db.transaction().execute(async (tx) => {
       let query = tx
         .selectFrom(table)
-        .select(["organisation_id", "rendered", ...(columns as "id"[])])
+        .select(["organisation_id", ...(columns as "id"[])])
         .where("deleted_at", "is", null);
       const from = after;
       if (from) query = query.where((eb) => eb(eb.refTuple("organisation_id", "id"), ">", eb.tuple(from.organisation_id, from.id)));
       const batch = (await query.orderBy("organisation_id").orderBy("id").limit(BATCH).execute()) as unknown as (R & { organisation_id: string })[];
       for (const row of batch) {
-        if (row.rendered !== null) continue;
         await tx
           .updateTable(table)
           .set({ rendered: body(row) })
           .where("organisation_id", "=", row.organisation_id)
           .where("id", "=", row.id)
           .execute();
-        rendered++;
       }
       return batch;
     });
+    rendered += rows.length;
     if (rows.length < BATCH) return rendered;
     const last = rows[rows.length - 1]!;
     after = { organisation_id: last.organisation_id, id: last.id };
   }
 }
 
-/** Renders what is missing when asked to; says how many records it rendered. */
-export async function renderMissingBodies(db: Kysely<Tables>): Promise<number> {
-  const pending = await db.selectFrom("installation").select("value").where("name", "=", PENDING).executeTakeFirst();
-  if (!pending) return 0;
-  const employees = await renderTable(db, "employees", EMPLOYEE_COLUMNS, (row: EmployeeRow & { rendered: string | null }) => employeeBody(toEmployee(row)));
-  const bookings = await renderTable(db, "leave_bookings", LEAVE_BOOKING_COLUMNS, (row: LeaveRow & { rendered: string | null }) =>
-    leaveBody(toLeaveBooking(row, NO_TYPE)),
-  );
-  await db.deleteFrom("installation").where("name", "=", PENDING).execute();
+/** Writes every live body again when they were written for another version; says how many it wrote. */
+export async function renderBodies(db: Kysely<Tables>): Promise<number> {
+  const stored = await db.selectFrom("installation").select("value").where("name", "=", BODIES_VERSION_ROW).executeTakeFirst();
+  if (stored?.value === BODIES_VERSION) return 0;
+  const employees = await renderTable(db, "employees", EMPLOYEE_COLUMNS, (row: EmployeeRow) => employeeBody(toEmployee(row)));
+  const bookings = await renderTable(db, "leave_bookings", LEAVE_BOOKING_COLUMNS, (row: LeaveRow) => leaveBody(toLeaveBooking(row, NO_TYPE)));
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom("installation").where("name", "=", BODIES_VERSION_ROW).execute();
+    await tx.insertInto("installation").values({ name: BODIES_VERSION_ROW, value: BODIES_VERSION }).execute();
+  });
   return employees + bookings;
 }

@@ -14,12 +14,16 @@ import type { SqlContext } from "./sql-context.ts";
 import { tokenQueries } from "./token-queries.ts";
 
 export function createSqlStore(ctx: SqlContext): Store {
+  const { employeesText, ...reads } = readQueries(ctx);
+  const { leaveText, ...leave } = leavePageQueries(ctx);
   return {
     ...cursorKey(ctx),
     ...tokenQueries(ctx),
     ...rateLimitQueries(ctx),
-    ...readQueries(ctx),
-    ...leavePageQueries(ctx),
+    ...reads,
+    ...leave,
+    // The pages as the JSON text each record keeps (record-bodies.ts, render-bodies.ts).
+    listText: (q) => (q.list === "employees" ? employeesText(q.query) : leaveText(q.query)),
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
     /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */

@@ -91,7 +91,7 @@ interface Versioned {
   deleted_at: Instant | null;
 }
 
-/** Added by 0006: the record's JSON body as a page writes it (lib/record-text.ts); null until rendered. */
+/** Added by 0006: the record's JSON body as a page writes it (record-bodies.ts); null until rendered. */
 interface Rendered {
   rendered: string | null;
 }

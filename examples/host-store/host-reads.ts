@@ -17,6 +17,7 @@ import type {
   LeavePageQuery,
   LeaveStatus,
 } from "leaveapi";
+import { employeeRecord } from "leaveapi";
 
 /** The host keeps instants as ISO-8601 text; the Store speaks epoch milliseconds. */
 export const isoOf = (ms: number) => new Date(ms).toISOString();
@@ -53,8 +54,9 @@ interface StaffRow {
 
 const STAFF_COLUMNS = "s.public_id, s.given_name, s.family_name, s.known_as, s.title, s.dept, s.state, s.hired_on, s.left_on, s.calendar, s.modified";
 
+/** Through `employeeRecord`, so a field a later leaveapi adds (and this table lacks) is answered as null. */
 function toEmployee(r: StaffRow): EmployeeRecord {
-  return {
+  return employeeRecord({
     id: r.public_id,
     first_name: r.given_name,
     last_name: r.family_name,
@@ -66,7 +68,7 @@ function toEmployee(r: StaffRow): EmployeeRecord {
     leaving_date: r.left_on,
     holiday_calendar: r.calendar,
     updated_at: msOf(r.modified),
-  };
+  });
 }
 
 interface AbsenceRow {
@@ -127,8 +129,9 @@ export function hostReads(db: Database) {
   return {
     listEmployees(q: EmployeePageQuery): EmployeeRecord[] {
       const where = conditions("c.public_id = ? and s.removed = 0", q.organisationId);
-      if (q.status !== undefined) where.and("s.state = ?", q.status);
-      if (q.updatedSince !== undefined) where.and("s.modified >= ?", isoOf(q.updatedSince));
+      const { status, updated_since } = q.filters;
+      if (status !== undefined) where.and("s.state = ?", status);
+      if (updated_since !== undefined) where.and("s.modified >= ?", isoOf(updated_since));
       // Comparing the text works because every `modified` has toISOString()'s fixed form.
       if (q.after) where.and("(s.modified, s.public_id) > (?, ?)", isoOf(q.after.updatedAt), q.after.id);
       const sql = `select ${STAFF_COLUMNS} from staff s join companies c on c.company_no = s.company_no
@@ -151,12 +154,13 @@ export function hostReads(db: Database) {
       const where = conditions(
         "c.public_id = ? and a.removed = 0 and s.removed = 0 and k.category = 'annual' and a.first_day <= ? and a.last_day >= ?",
         q.organisationId,
-        q.to,
-        q.from,
+        q.filters.to,
+        q.filters.from,
       );
-      if (q.status !== undefined) where.and("a.state = ?", STATE_OF_STATUS[q.status]);
-      if (q.employeeId !== undefined) where.and("s.public_id = ?", q.employeeId);
-      if (q.updatedSince !== undefined) where.and("max(a.modified, k.modified) >= ?", isoOf(q.updatedSince));
+      const { status, employee_id, updated_since } = q.filters;
+      if (status !== undefined) where.and("a.state = ?", STATE_OF_STATUS[status]);
+      if (employee_id !== undefined) where.and("s.public_id = ?", employee_id);
+      if (updated_since !== undefined) where.and("max(a.modified, k.modified) >= ?", isoOf(updated_since));
       if (q.after) where.and("(a.first_day, a.public_id) > (?, ?)", q.after.startDate, q.after.id);
       // Renaming an absence kind changes every booking the API shows with it, so a
       // booking's updated_at is the later of its own change and its kind's (docs/api.md,
