@@ -7,6 +7,10 @@
  *   import { describe, test, expect } from "vitest";
  *   runStoreContract({ name: "our tables", create: async (fixture) => … }, { describe, test, expect });
  *   runAdminStoreContract({ name: "our tables", create: async () => … }, { describe, test, expect });
+ *
+ * And one builder per record, in each form a test needs (the record, the ImportWriter's
+ * input, the API's JSON, a record of StoreContents), whose defaults follow the record's
+ * declared fields, so a host's tests keep compiling when leaveapi adds an optional field.
  */
 export {
   runStoreContract,
@@ -30,3 +34,19 @@ export type {
   FixtureLeaveType,
   FixturePublicHoliday,
 } from "../testing/contract-fixture.ts";
+export {
+  aClosureDay,
+  aClosureDayInput,
+  aLeaveBooking,
+  aLeaveBookingInput,
+  aLeaveBookingJson,
+  aLeaveType,
+  anEmployee,
+  anEmployeeInput,
+  anEmployeeJson,
+  aStoredBooking,
+  aStoredClosureDay,
+  aStoredEmployee,
+  aStoredLeaveType,
+  BUILT_AT,
+} from "../testing/record-builders.ts";

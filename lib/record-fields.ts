@@ -279,6 +279,21 @@ function keysWhere<F extends FieldSpecs, K extends string>(fields: F, place: key
   return Object.keys(fields).filter((name) => fields[name]![place] !== undefined) as K[];
 }
 
+/** `T` with its nullable fields optional: what a source that may know nothing of some of them (a host's table, a later field) gives `nullFilled`. */
+export type NullsOptional<T> = { [K in keyof T as null extends T[K] ? never : K]: T[K] } & { [K in keyof T as null extends T[K] ? K : never]?: T[K] };
+
+/**
+ * `partial` as a whole `T`: its fields in the order of `keys` (the field list's), each one
+ * it lacks null. So a record or input built from a source written before a nullable
+ * field was added gets the field as null, rather than failing to compile or missing it.
+ */
+export function nullFilled<T>(keys: readonly (keyof T & string)[], partial: NullsOptional<T>): T {
+  const from = partial as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = key in from ? from[key] : null;
+  return out as T;
+}
+
 /** The fields the API shows, in the order it shows them. */
 export function apiKeys<F extends FieldSpecs>(fields: F): ApiKey<F>[] {
   return keysWhere(fields, "api");

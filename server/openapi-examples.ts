@@ -2,21 +2,23 @@
  * The example bodies the OpenAPI document shows. test/openapi.test.ts checks each one
  * against the schema it illustrates, so an example cannot teach a wrong shape.
  */
+import { employeeJson, employeeRecord } from "../lib/records.ts";
 import { ALL_SCOPES } from "../lib/scopes.ts";
 
-export const EMPLOYEE_EXAMPLE = {
-  id: "3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81",
-  first_name: "Ada",
-  last_name: "Lovelace",
-  preferred_name: null,
-  job_title: "Engineer",
-  department: "Engineering",
-  status: "active",
-  start_date: "2020-01-06",
-  leaving_date: null,
-  holiday_calendar: "GB-ENG",
-  updated_at: "2026-03-01T09:30:00.000Z",
-} as const;
+/** Through the record and its JSON shaping, so the example has every field the API shows, a later one too (as null). */
+export const EMPLOYEE_EXAMPLE = employeeJson(
+  employeeRecord({
+    id: "3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81",
+    first_name: "Ada",
+    last_name: "Lovelace",
+    job_title: "Engineer",
+    department: "Engineering",
+    status: "active",
+    start_date: "2020-01-06",
+    holiday_calendar: "GB-ENG",
+    updated_at: Date.parse("2026-03-01T09:30:00.000Z"),
+  }),
+);
 
 export const BOOKING_EXAMPLE = {
   id: "9a1c2b3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d",

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, runJson, scratchDir } from "./cli-harness.ts";
+import { importColumns } from "../scripts/import/normalise-records.ts";
 
 let scratch: ReturnType<typeof scratchDir>;
 let db: string[];
@@ -99,7 +100,7 @@ describe("every problem as FILE:LINE: field", () => {
     const result = await importing("employees", path);
     expect(result.code).toBe(1);
     expect(problemsOf(result.stderr)).toEqual([
-      `${path}:1: colour: unknown field; the fields are id, external_id, first_name, last_name, preferred_name, job_title, department, status, start_date, leaving_date, holiday_calendar, deleted, updated_at`,
+      `${path}:1: colour: unknown field; the fields are ${importColumns("employees", true).join(", ")}`,
       `${path}:3: status: must match ^[a-z_]{1,30}$ (a status like active or terminated), not "Active!"`,
     ]);
   });

@@ -5,8 +5,7 @@
  */
 import { expect } from "bun:test";
 import type { closureHolidayEntry, employeeJson, leaveBookingJson } from "../lib/records.ts";
-import type { ClosureDayInput } from "../lib/admin-store.ts";
-import { randomUuid } from "../lib/ids.ts";
+import { aClosureDayInput } from "../testing/record-builders.ts";
 import { authorisedOrganisation, createWorld, type TestWorld } from "./support.ts";
 
 export type EmployeeJson = ReturnType<typeof employeeJson>;
@@ -72,18 +71,8 @@ export async function walkPages<T>(get: Get, path: string, cursor: string | null
   return pages;
 }
 
-export function closure(overrides: Partial<ClosureDayInput> = {}): ClosureDayInput {
-  return {
-    id: randomUuid(),
-    date: "2026-12-24",
-    name: "Office closed",
-    applies_to: "all",
-    department: null,
-    location: null,
-    deducts_from_leave: true,
-    ...overrides,
-  };
-}
+/** A closure day as imported: the whole company off on 24 December, deducted from leave (testing/record-builders.ts). */
+export const closure = aClosureDayInput;
 
 /** Changes one character of a cursor to another base64url character. */
 export function flipChar(cursor: string, index: number): string {

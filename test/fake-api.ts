@@ -8,6 +8,7 @@
  * to it. So retry waits and timeouts run in order, on the fake clock, and no test ever
  * waits in real time.
  */
+import { aLeaveBookingJson, anEmployeeJson } from "../testing/record-builders.ts";
 
 export interface DataCall {
   url: URL;
@@ -125,38 +126,19 @@ export const refused = (): Promise<Response> => Promise.reject(new TypeError("fe
 
 /** A minimal employee record with the given id and updated_at. */
 export function employeeRecord(id: string, updatedAt: string) {
-  return {
-    id,
-    first_name: "Ada",
-    last_name: "Lovelace",
-    preferred_name: null,
-    job_title: null,
-    department: null,
-    status: "active",
-    start_date: null,
-    leaving_date: null,
-    holiday_calendar: null,
-    updated_at: updatedAt,
-  };
+  return anEmployeeJson({ id, job_title: null, department: null, start_date: null, holiday_calendar: null, updated_at: updatedAt });
 }
 
 /** A minimal booking record. */
 export function bookingRecord(id: string, startDate: string, endDate: string, updatedAt = "2026-05-01T08:00:00.000Z") {
-  return {
+  return aLeaveBookingJson({
     id,
     employee_id: "00000000-0000-4000-8000-000000000001",
     leave_type: { id: "00000000-0000-4000-8000-0000000000aa", name: "Annual leave", category: "annual", is_paid: true },
     start_date: startDate,
     end_date: endDate,
-    start_half_day: false,
-    start_half_period: null,
-    end_half_day: false,
-    end_half_period: null,
     days: 1,
-    status: "approved" as const,
     requested_at: null,
-    reviewed_at: null,
-    cancelled_at: null,
     updated_at: updatedAt,
-  };
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { mintClient } from "../lib/credentials.ts";
 import type { ContractFixture } from "../testing/contract-fixture.ts";
+import { aStoredBooking, aStoredEmployee, aStoredLeaveType } from "../testing/record-builders.ts";
 
 export const ORG = "0a000000-0000-4000-8000-0000000000d1";
 export const EMPLOYEE = "e1000000-0000-4000-8000-0000000000d1";
@@ -19,44 +20,22 @@ export const SEED: ContractFixture = {
   organisations: [{ id: ORG, name: "Deno Ltd", api_enabled: true, created_at: UPDATED }],
   clients: [client],
   tokens: [],
-  employees: [
-    {
-      organisation_id: ORG,
-      id: EMPLOYEE,
-      first_name: "Ada",
-      last_name: "Lovelace",
-      preferred_name: null,
-      job_title: null,
-      department: "Engineering",
-      status: "active",
-      start_date: "2020-01-06",
-      leaving_date: null,
-      holiday_calendar: "gb-eng",
-      updated_at: UPDATED,
-      deleted: false,
-    },
-  ],
-  leaveTypes: [{ organisation_id: ORG, id: ANNUAL, name: "Annual leave", category: "annual", is_paid: true }],
+  employees: [aStoredEmployee({ organisation_id: ORG, id: EMPLOYEE, job_title: null, holiday_calendar: "gb-eng", updated_at: UPDATED })],
+  leaveTypes: [aStoredLeaveType({ organisation_id: ORG, id: ANNUAL })],
   bookings: [
-    {
+    aStoredBooking({
       organisation_id: ORG,
       id: BOOKING,
       employee_id: EMPLOYEE,
       leave_type_id: ANNUAL,
-      start_date: "2026-03-02",
       end_date: "2026-03-04",
-      start_half_day: false,
-      start_half_period: null,
       end_half_day: true,
       end_half_period: "pm",
       days: 2.5,
-      status: "approved",
       requested_at: UPDATED,
       reviewed_at: UPDATED,
-      cancelled_at: null,
       updated_at: UPDATED,
-      deleted: false,
-    },
+    }),
   ],
   closureDays: [],
   publicHolidays: [],

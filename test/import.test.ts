@@ -13,6 +13,7 @@ import { listHolidays } from "../lib/holidays.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import { importFile, importRecords, type ImportKind, type ImportOutcome } from "../scripts/import/import-file.ts";
 import { createProgressLine } from "../scripts/import/progress.ts";
+import { importColumns } from "../scripts/import/normalise-records.ts";
 import { main } from "../scripts/cli.ts";
 import type { Io } from "../scripts/cli-kit.ts";
 import { createOrganisation, createWorld, type TestWorld } from "./support.ts";
@@ -51,8 +52,9 @@ function expectOk(outcome: ImportOutcome) {
   return outcome;
 }
 
-const employees = (world: TestWorld, org: string) => world.store.listEmployees({ organisationId: org, limit: 500 });
-const leave = (world: TestWorld, org: string) => world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 500 });
+const employees = (world: TestWorld, org: string) => world.store.listEmployees({ organisationId: org, filters: {}, limit: 500 });
+const leave = (world: TestWorld, org: string) =>
+  world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 500 });
 
 /** The example files, imported in the order a new organisation would. */
 async function importExamples(run: Awaited<ReturnType<typeof setup>>["run"]) {
@@ -449,7 +451,7 @@ describe("large files", () => {
     ...extra,
   });
   const allLeave = (world: TestWorld, org: string) =>
-    world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 5000 });
+    world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 5000 });
 
   test("a booking repeated, deleted and imported again batches later ends as its last row says", async () => {
     const { world, org, run } = await setup();
@@ -495,7 +497,7 @@ describe("large files", () => {
       const outcome = expectOk(await run("leave", tempFile("jsonl", jsonl([...many, booking(5, { status: "cancelled" }), booking(12_345)]))));
       expect(outcome.counts).toEqual({ created: 12_001, updated: 1, unchanged: 0, deleted: 0 });
       expect(await indexes()).toEqual(before);
-      const stored = await world.store.listOverlappingLeave({ organisationId: org, from: "2026-01-01", to: "2026-12-31", limit: 500 });
+      const stored = await world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 500 });
       expect(stored.find((b) => b.id === derivedId(org, "leave", "B5"))?.status).toBe("cancelled");
       expect(expectOk(await run("leave", tempFile("jsonl", jsonl(many)))).counts).toEqual({ created: 0, updated: 1, unchanged: 11_999, deleted: 0 });
     },
@@ -523,7 +525,8 @@ test.skipIf(testStoreKind !== "sqlite")(
     });
     for (const id of [other, org]) expectOk(await run(id, "employees", example("employees.jsonl")));
     expectOk(await run(other, "leave", tempFile("jsonl", jsonl(Array.from({ length: 50 }, (_, i) => booking(i))))));
-    const read = async () => (await reader.listOverlappingLeave({ organisationId: other, from: "2026-01-01", to: "2026-12-31", limit: 500 })).length;
+    const read = async () =>
+      (await reader.listOverlappingLeave({ organisationId: other, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 500 })).length;
     let reading = true;
     const counts: number[] = [];
     const reads = (async () => {
@@ -537,7 +540,7 @@ test.skipIf(testStoreKind !== "sqlite")(
     await reads;
     expect(counts.length).toBeGreaterThan(0);
     expect(new Set(counts)).toEqual(new Set([50]));
-    expect(await reader.listOverlappingLeave({ organisationId: org, from: "2026-01-05", to: "2026-01-05", limit: 500 })).toHaveLength(40);
+    expect(await reader.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-05", to: "2026-01-05" }, limit: 500 })).toHaveLength(40);
   },
 );
 
@@ -587,7 +590,10 @@ describe("days and holidays", () => {
     );
     expectOk(await run("leave", other));
     const more = new Map(
-      (await world.store.listOverlappingLeave({ organisationId: org, from: "2026-06-01", to: "2027-01-31", limit: 50 })).map((b) => [b.id, b.days]),
+      (await world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-06-01", to: "2027-01-31" }, limit: 50 })).map((b) => [
+        b.id,
+        b.days,
+      ]),
     );
     // The Engineering offsite does not apply to Research.
     expect(more.get(derivedId(org, "leave", "X1"))).toBe(1);
@@ -729,7 +735,7 @@ describe("leaveapi import", () => {
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", "-"], bad.io)).toBe(1);
     expect(bad.err).toEqual([
       "stdin:1: status: is required",
-      "stdin:3: colour: unknown field; the fields are id, external_id, first_name, last_name, preferred_name, job_title, department, status, start_date, leaving_date, holiday_calendar, deleted, updated_at",
+      `stdin:3: colour: unknown field; the fields are ${importColumns("employees", false).join(", ")}`,
       "leaveapi: import failed: 2 problems in 2 rows; nothing was written",
     ]);
 

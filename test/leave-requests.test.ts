@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { ANNUAL, SICK, authorisedOrganisation, booking, employee, seed } from "./support.ts";
 import type { LeaveBookingInput } from "../lib/admin-store.ts";
 import { LEAVE_STATUSES } from "../lib/records.ts";
+import { aLeaveBookingJson } from "../testing/record-builders.ts";
 import { DATE, DATE_TIME, ONE_SECOND, UUID_LOWER, expectError, freshWorld, ok, softDelete, walkPages, type BookingJson, type Page } from "./data-fixtures.ts";
 
 const MARCH = "/v1/leave-requests?from=2026-03-01&to=2026-03-31";
@@ -35,7 +36,8 @@ describe("booking records", () => {
       has_more: false,
       next_cursor: null,
       data: [
-        {
+        // Every field the test names; any other declared field is as the builder leaves it, null where it may be.
+        aLeaveBookingJson({
           id: bookings[0]!.id,
           employee_id: person.id,
           leave_type: { id: ANNUAL.id, name: "Annual leave", category: "annual", is_paid: true },
@@ -51,7 +53,7 @@ describe("booking records", () => {
           reviewed_at: "2026-02-02T08:15:30.250Z",
           cancelled_at: null,
           updated_at: "2026-03-01T09:30:00.000Z",
-        },
+        }),
       ],
     });
     const raw = (await (await get(MARCH)).text()).match(/"days":([^,]+),/)?.[1];

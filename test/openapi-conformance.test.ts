@@ -4,6 +4,7 @@
  * cannot quietly accept everything.
  */
 import { describe, expect, test } from "bun:test";
+import { anEmployeeJson } from "../testing/record-builders.ts";
 import { conformToDocument, departuresFromDocument } from "./openapi-conformance.ts";
 
 const BASE = "http://leaveapi.test";
@@ -12,19 +13,7 @@ const SOME_ID = "3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81";
 const HEADERS = { "Content-Type": "application/json", "X-Request-Id": "req-1" };
 const answer = (status: number, body: unknown, headers: Record<string, string> = HEADERS) =>
   new Response(body === undefined ? null : JSON.stringify(body), { status, headers });
-const employee = {
-  id: SOME_ID,
-  first_name: "Ada",
-  last_name: "Lovelace",
-  preferred_name: null,
-  job_title: null,
-  department: null,
-  status: "active",
-  start_date: "2020-01-06",
-  leaving_date: null,
-  holiday_calendar: "GB-ENG",
-  updated_at: "2026-03-01T09:30:00.000Z",
-};
+const employee = anEmployeeJson({ id: SOME_ID });
 const notFound = { error: "not_found", error_description: "No employee with this id." };
 
 describe("departuresFromDocument", () => {

@@ -14,6 +14,7 @@ import * as v from "valibot";
 import { employeeIdPathSchema, employeesQuerySchema, holidaysQuerySchema, leaveQuerySchema } from "../lib/request-params.ts";
 import { openApiDocument, renderOpenApiJson } from "../server/openapi.ts";
 import { assertChecksDocumented } from "../server/openapi-schemas.ts";
+import { aClosureDayInput } from "../testing/record-builders.ts";
 import { basicHeader, authorisedOrganisation, booking, createClient, createOrganisation, createWorld, employee, seed } from "./support.ts";
 
 /** Every route the handler serves, with the methods it documents (HEAD is implied by GET). */
@@ -316,16 +317,8 @@ describe("real responses match the schemas", () => {
         }),
       ],
       closures: [
-        {
-          id: crypto.randomUUID(),
-          date: "2026-03-03",
-          name: "Ops offsite",
-          applies_to: "department",
-          department: "Ops",
-          location: null,
-          deducts_from_leave: true,
-        },
-        { id: crypto.randomUUID(), date: "2026-04-07", name: "Office closed", applies_to: "all", department: null, location: null, deducts_from_leave: false },
+        aClosureDayInput({ date: "2026-03-03", name: "Ops offsite", applies_to: "department", department: "Ops", deducts_from_leave: true }),
+        aClosureDayInput({ date: "2026-04-07", name: "Office closed", applies_to: "all", deducts_from_leave: false }),
       ],
     });
 

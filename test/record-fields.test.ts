@@ -24,52 +24,25 @@ import { closureHolidayEntry, employeeJson, leaveBookingJson, publicHolidayEntry
 import { quickBookingFields } from "../scripts/import/booking-fields.ts";
 import { publicFields } from "../scripts/import/holiday-rows.ts";
 import { createRecordNormaliser } from "../scripts/import/normalise-records.ts";
+import { aClosureDay, aLeaveBooking, anEmployee } from "../testing/record-builders.ts";
 
 const ID = "3f2b8c1e-6a0d-4e8f-9b7a-2c4d5e6f7a81";
 const ANNUAL = { id: ID, name: "Annual", category: "annual", is_paid: true };
 
 describe("the JSON shapes follow the declarations' API order", () => {
   test("employee", () => {
-    const json = employeeJson({
-      id: ID,
-      first_name: "Ada",
-      last_name: null,
-      preferred_name: null,
-      job_title: null,
-      department: null,
-      status: "active",
-      start_date: null,
-      leaving_date: null,
-      holiday_calendar: null,
-      updated_at: 0,
-    });
+    const json = employeeJson(anEmployee());
     expect(Object.keys(json)).toEqual(apiKeys(EMPLOYEE_FIELDS));
   });
 
   test("leave booking, and the leave type it embeds", () => {
-    const json = leaveBookingJson({
-      id: ID,
-      employee_id: ID,
-      leave_type: ANNUAL,
-      start_date: "2026-01-05",
-      end_date: "2026-01-05",
-      start_half_day: false,
-      start_half_period: null,
-      end_half_day: false,
-      end_half_period: null,
-      days: 1,
-      status: "approved",
-      requested_at: null,
-      reviewed_at: null,
-      cancelled_at: null,
-      updated_at: 0,
-    });
+    const json = leaveBookingJson(aLeaveBooking());
     expect(Object.keys(json)).toEqual(apiKeys(LEAVE_BOOKING_FIELDS));
     expect(Object.keys(json.leave_type)).toEqual(apiKeys(LEAVE_TYPE_FIELDS));
   });
 
   test("holiday entries of both types", () => {
-    const closure = closureHolidayEntry({ date: "2026-12-24", name: "Eve", applies_to: "all", department: null, location: null, deducts_from_leave: true });
+    const closure = closureHolidayEntry(aClosureDay());
     expect(Object.keys(closure)).toEqual(apiKeys(HOLIDAY_ENTRY_FIELDS));
     expect(Object.keys(publicHolidayEntry("GB-ENG", "2026-12-25", "Christmas Day"))).toEqual(apiKeys(HOLIDAY_ENTRY_FIELDS));
   });
@@ -140,6 +113,17 @@ describe("what an import stores of a record is what it always was", () => {
     if (!result.ok || result.row.type !== "employee") throw new Error(JSON.stringify(result));
     expect(Object.keys(result.row.employee).sort()).toEqual(inputColumns(EMPLOYEE_FIELDS).sort());
     expect(contentDigest(result.row.employee)).toBe("965f450f07c92b71593a1696bc570da101c0127a49702c231552bc7c4c4644d2");
+  });
+
+  test("a field added after the first ones changes no digest while it is null, and does once it holds something", () => {
+    const result = normalise("employees", { external_id: "E1", first_name: "Ada", last_name: "Lovelace", status: "active" });
+    if (!result.ok || result.row.type !== "employee") throw new Error(JSON.stringify(result));
+    const before = contentDigest(result.row.employee);
+    expect(contentDigest({ ...result.row.employee, pronouns: null })).toBe(before);
+    expect(contentDigest({ ...result.row.employee, pronouns: "she/her" })).not.toBe(before);
+    // A first field's null is part of the text, as it always was.
+    expect(contentDigest({ ...result.row.employee, department: null })).toBe(before);
+    expect(contentDigest({ ...result.row.employee, department: "Maths" })).not.toBe(before);
   });
 
   test("a booking", () => {

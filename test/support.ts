@@ -10,6 +10,7 @@ import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
 import type { EmployeeInput, LeaveBookingInput, ClosureDayInput } from "../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../lib/records.ts";
 import { createHandler, type Handler, type HandlerOptions } from "../server/handler.ts";
+import { aLeaveBookingInput, aLeaveType, anEmployeeInput } from "../testing/record-builders.ts";
 import { conformToDocument } from "./openapi-conformance.ts";
 
 export const BASE = "http://leaveapi.test";
@@ -89,45 +90,15 @@ export async function authorisedOrganisation(world: TestWorld, scopes: Scope[] =
   return { organisationId, client, token, get };
 }
 
-export function employee(overrides: Partial<EmployeeInput> = {}): EmployeeInput {
-  return {
-    id: randomUuid(),
-    external_id: null,
-    first_name: "Ada",
-    last_name: "Lovelace",
-    preferred_name: null,
-    job_title: "Engineer",
-    department: "Engineering",
-    status: "active",
-    start_date: "2020-01-06",
-    leaving_date: null,
-    holiday_calendar: "GB-ENG",
-    ...overrides,
-  };
-}
+/** An employee as imported: "Ada Lovelace", a fresh id (testing/record-builders.ts). */
+export const employee = anEmployeeInput;
 
-export const ANNUAL: LeaveTypeRecord = { id: "7d9f3c1e-8a51-4a0b-9f0e-000000000001", name: "Annual leave", category: "annual", is_paid: true };
-export const SICK: LeaveTypeRecord = { id: "7d9f3c1e-8a51-4a0b-9f0e-000000000002", name: "Sick leave", category: "sick", is_paid: true };
+export const ANNUAL: LeaveTypeRecord = aLeaveType({ id: "7d9f3c1e-8a51-4a0b-9f0e-000000000001" });
+export const SICK: LeaveTypeRecord = aLeaveType({ id: "7d9f3c1e-8a51-4a0b-9f0e-000000000002", name: "Sick leave", category: "sick" });
 
+/** A booking of the employee's as imported: five days of ANNUAL leave, approved. */
 export function booking(employeeId: string, overrides: Partial<LeaveBookingInput> = {}): LeaveBookingInput {
-  return {
-    id: randomUuid(),
-    external_id: null,
-    employee_id: employeeId,
-    leave_type_id: ANNUAL.id,
-    start_date: "2026-03-02",
-    end_date: "2026-03-06",
-    start_half_day: false,
-    start_half_period: null,
-    end_half_day: false,
-    end_half_period: null,
-    days: 5,
-    status: "approved",
-    requested_at: Date.parse("2026-02-01T10:00:00.000Z"),
-    reviewed_at: null,
-    cancelled_at: null,
-    ...overrides,
-  };
+  return aLeaveBookingInput({ employee_id: employeeId, leave_type_id: ANNUAL.id, ...overrides });
 }
 
 /** Writes records in one import transaction at the clock's current time. */

@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { addDays } from "../lib/dates.ts";
 import { importRecords } from "../scripts/import/import-file.ts";
 import { openMigratedStore } from "../scripts/open-store.ts";
+import { aLeaveBookingJson, aLeaveType, anEmployeeJson } from "../testing/record-builders.ts";
 
 const { values } = parseArgs({ options: { db: { type: "string" }, "database-url": { type: "string" }, org: { type: "string" }, seed: { type: "string" } } });
 const organisationId = values.org!;
@@ -48,8 +49,8 @@ const employees = new Map<string, Row>();
 const deletedEmployees = new Map<string, Row>();
 const bookings = new Map<string, Row>();
 const leaveTypes = {
-  annual: { id: "5e7a0c2e-1d4b-4c8e-9a51-0000000000a1", name: "Annual leave", category: "annual", is_paid: true },
-  sick: { id: "5e7a0c2e-1d4b-4c8e-9a51-0000000000a2", name: "Sick leave", category: "sick", is_paid: true },
+  annual: aLeaveType({ id: "5e7a0c2e-1d4b-4c8e-9a51-0000000000a1", name: "Annual leave" }),
+  sick: aLeaveType({ id: "5e7a0c2e-1d4b-4c8e-9a51-0000000000a2", name: "Sick leave", category: "sick" }),
 };
 const counts: Record<string, number> = {};
 
@@ -63,40 +64,32 @@ async function write(kind: "employees" | "leave", records: Row[], label: string)
   counts[label] = (counts[label] ?? 0) + 1;
 }
 
+/** An employee as an import file carries it: the API's JSON but its updated_at. */
 function newEmployee(): Row {
-  return {
+  const { updated_at: _, ...employee } = anEmployeeJson({
     id: crypto.randomUUID(),
     first_name: pick(["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald"]),
     last_name: pick(["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth"]),
-    preferred_name: null,
     job_title: `Engineer ${between(1, 5)}`,
     department: pick(["Engineering", "Research", "Sales"]),
-    status: "active",
-    start_date: "2020-01-06",
-    leaving_date: null,
-    holiday_calendar: "GB-ENG",
-  };
+  });
+  return employee;
 }
 
 function newBooking(employeeId: string): Row {
   const start = addDays(FIRST_DAY, between(0, SPAN_DAYS));
   const length = between(0, 6);
-  return {
+  const { updated_at: _, ...booking } = aLeaveBookingJson({
     id: crypto.randomUUID(),
     employee_id: employeeId,
     leave_type: leaveTypes.annual,
     start_date: start,
     end_date: addDays(start, length),
-    start_half_day: false,
-    start_half_period: null,
-    end_half_day: false,
-    end_half_period: null,
     days: length + 1,
     status: "pending",
     requested_at: "2026-01-02T09:00:00.000Z",
-    reviewed_at: null,
-    cancelled_at: null,
-  };
+  });
+  return booking;
 }
 
 /** The current leave type object of a booking (by id, so a rename is carried along). */

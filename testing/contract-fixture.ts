@@ -7,6 +7,7 @@
 import type { AdminStore } from "../lib/admin-store.ts";
 import { writeStoreContents } from "../lib/store-contents.ts";
 import type { AccessTokenGrant, Store } from "../lib/store.ts";
+import { aStoredBooking, aStoredClosureDay, aStoredEmployee, aStoredLeaveType } from "./record-builders.ts";
 import type {
   StoreContents,
   StoredBooking,
@@ -103,50 +104,18 @@ const E = I.employees;
 const B = I.bookings;
 
 function employee(id: string, updated_at: number, fields: Partial<FixtureEmployee>): FixtureEmployee {
-  return {
-    organisation_id: I.orgA,
-    id,
-    first_name: "First",
-    last_name: "Last",
-    preferred_name: null,
-    job_title: "Engineer",
-    department: "Engineering",
-    status: "active",
-    start_date: "2020-01-06",
-    leaving_date: null,
-    holiday_calendar: "gb-eng",
-    updated_at,
-    deleted: false,
-    ...fields,
-  };
+  const typical = { organisation_id: I.orgA, id, first_name: "First", last_name: "Last", holiday_calendar: "gb-eng", updated_at };
+  return aStoredEmployee({ ...typical, ...fields });
 }
 
 function booking(id: string, employee_id: string, dates: [string, string], updated_at: number, fields: Partial<FixtureBooking>): FixtureBooking {
-  return {
-    organisation_id: I.orgA,
-    id,
-    employee_id,
-    leave_type_id: I.leaveTypes.annual,
-    start_date: dates[0],
-    end_date: dates[1],
-    start_half_day: false,
-    start_half_period: null,
-    end_half_day: false,
-    end_half_period: null,
-    days: 1,
-    status: "approved",
-    requested_at: T0 - 86_400_000,
-    reviewed_at: T0,
-    cancelled_at: null,
-    updated_at,
-    deleted: false,
-    ...fields,
-  };
+  const [start_date, end_date] = dates;
+  const typical = { organisation_id: I.orgA, id, employee_id, leave_type_id: I.leaveTypes.annual, start_date, end_date, days: 1 };
+  return aStoredBooking({ ...typical, requested_at: T0 - 86_400_000, reviewed_at: T0, updated_at, ...fields });
 }
 
 function closure(id: string, date: string, fields: Partial<FixtureClosureDay>): FixtureClosureDay {
-  const base = { organisation_id: I.orgA, id, date, name: "Company day", updated_at: U[1], deleted: false };
-  return { ...base, applies_to: "all", department: null, location: null, deducts_from_leave: true, ...fields };
+  return aStoredClosureDay({ organisation_id: I.orgA, id, date, name: "Company day", updated_at: U[1], ...fields });
 }
 
 /** A fresh copy of the standard data, safe to mutate. */
@@ -210,10 +179,10 @@ export function standardFixture(): ContractFixture {
       employee(E.zed, U[1], { organisation_id: I.orgB, first_name: "Zed", holiday_calendar: "de" }),
     ],
     leaveTypes: [
-      { organisation_id: I.orgA, id: I.leaveTypes.annual, name: "Annual leave", category: "annual", is_paid: true },
-      { organisation_id: I.orgA, id: I.leaveTypes.unpaidAnnual, name: "Unpaid annual leave", category: "annual", is_paid: false },
-      { organisation_id: I.orgA, id: I.leaveTypes.sick, name: "Sickness", category: "sickness", is_paid: true },
-      { organisation_id: I.orgB, id: I.leaveTypes.annualB, name: "Urlaub", category: "annual", is_paid: true },
+      aStoredLeaveType({ organisation_id: I.orgA, id: I.leaveTypes.annual, name: "Annual leave", category: "annual", is_paid: true }),
+      aStoredLeaveType({ organisation_id: I.orgA, id: I.leaveTypes.unpaidAnnual, name: "Unpaid annual leave", category: "annual", is_paid: false }),
+      aStoredLeaveType({ organisation_id: I.orgA, id: I.leaveTypes.sick, name: "Sickness", category: "sickness", is_paid: true }),
+      aStoredLeaveType({ organisation_id: I.orgB, id: I.leaveTypes.annualB, name: "Urlaub", category: "annual", is_paid: true }),
     ],
     bookings: [
       booking(B.long, E.ada, ["2025-10-01", "2026-03-31"], U[6], { days: 127 }),
