@@ -27,7 +27,7 @@ parentPort?.on("message", ({ id, calendar, year }: HolidayQuestion) => {
   parentPort!.postMessage(answer);
 });
 
-// Loading the dataset takes a moment (~40 ms), done here rather than in the first question;
+// Loading the dataset takes a moment, done here rather than in the first question;
 // the parent's stuck-thread timer starts only after this.
 isShippedCalendar("GB");
 parentPort?.postMessage({ ready: true } satisfies HolidayAnswer);

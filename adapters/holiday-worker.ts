@@ -1,7 +1,7 @@
 /**
  * Public holidays computed in a worker thread (node:worker_threads, which Bun, Node and
  * Deno all provide), so that no request holds the event loop while the dataset works
- * out a lunar calendar (up to ~200 ms for one calendar-year). `leaveapi serve` passes
+ * out a lunar calendar-year, the slowest it computes. `leaveapi serve` passes
  * its `source` to createHandler; each calendar-year is computed once and remembered.
  *
  * A computation cannot be interrupted inside the thread: when the thread has answered
@@ -18,30 +18,31 @@ import type { Store } from "../lib/store.ts";
 import type { HolidayAnswer, HolidayQuestion } from "./holiday-thread.ts";
 
 /**
- * How much of the thread's time `prefetch` may spend in all (~650 calendar-years of the
- * usual calendars at ~1.5 ms each), and the most one of its calendar-years may have cost
- * for the calendar to be computed ahead: a request that arrives meanwhile waits for the
- * one calendar-year in progress, so a lunar calendar (up to ~200 ms) is never computed ahead.
+ * How much of the thread's time `prefetch` may spend in all (room for hundreds of
+ * calendar-years of the usual calendars, bench/RESULTS.md, "Figures behind design
+ * choices"), and the most one of its calendar-years may have cost for the calendar to be
+ * computed ahead: a request that arrives meanwhile waits for the one calendar-year in
+ * progress, so a lunar calendar, ten times that bound and more, is never computed ahead.
  */
 export const PREFETCH_BUDGET_MS = 1000;
 export const PREFETCH_CALENDAR_MS = 20;
 
-/** Far above the slowest calendar-year (~0.2 s alone, 1.7 s seen on a loaded machine), so only a thread that truly spins is ended. */
+/** Far above the slowest calendar-year, even on a loaded machine, so only a thread that truly spins is ended. */
 export const HOLIDAY_TIMEOUT_MS = 15_000;
 
 /**
  * How long the thread may sit with nothing to do before it is ended. Its heap (the
- * dataset's rules and their per-year caches, ~30 MB once a prefetch has run) is given
- * back to the system; what it computed stays remembered in `source`, and a later
- * question for a calendar-year not yet computed starts a fresh thread (~40 ms to load the
- * dataset, once). Long enough that a burst of such questions shares one thread.
+ * dataset's rules and their per-year caches, tens of megabytes once a prefetch has run)
+ * is given back to the system; what it computed stays remembered in `source`, and a later
+ * question for a calendar-year not yet computed starts a fresh thread (which loads the
+ * dataset again, once). Long enough that a burst of such questions shares one thread.
  */
 export const HOLIDAY_IDLE_MS = 30_000;
 
 /**
  * How many calendar-years one thread computes before a fresh one takes over. The dataset
- * keeps what it worked out for every calendar-year it was asked (about 15 KB each), with
- * no bound: one client asking year after year of hundreds of calendars grew the process
+ * keeps what it worked out for every calendar-year it was asked, with no bound: one
+ * client asking year after year of hundreds of calendars grew the process
  * by gigabytes (issue 24). A thread that has answered this many is retired: new questions
  * go to a fresh thread (the dataset loads again, once), the old one answers what it was
  * asked and is ended, and its heap goes back to the system. The answers stay remembered
@@ -292,8 +293,8 @@ export const PREFETCH_YEARS = 50;
  *
  * With `prefetch` (a HolidayWorker's), it then hands it, and waits for, the calendars the
  * organisations' employees observe over PREFETCH_YEARS either side, nearest years first:
- * a year is five or so calendar-years of 1-3 ms each, more than a first request may take,
- * so years are computed before they are asked, while the thread is idle, within the
+ * a year is five or so calendar-years, together more than a first request may take, so
+ * years are computed before they are asked, while the thread is idle, within the
  * prefetch budget.
  */
 export async function warmHolidays(

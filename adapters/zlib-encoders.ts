@@ -1,20 +1,19 @@
 /**
  * The content codings `leaveapi serve` offers (docs/api.md, "HTTP behaviour"): gzip and br
  * through node:zlib, which Bun, Node and Deno all provide, at levels chosen for pages
- * computed per request. On a page of 100 employees (29 KB; bench/RESULTS.md, target 10)
- * gzip level 2 takes about half the CPU of the default level 6 (the handler's
- * `CompressionStream`) for 13% more bytes, still about 5 × fewer than plain; brotli
- * quality 1 is cheaper still, at 4.5 ×. Such a body is coded synchronously: a tenth of a
- * millisecond, less than a thread hop would add. A large body (the 3.57 MB docs script,
- * coded once per process) is coded off the event loop, at the default levels.
+ * computed per request. On a page of 100 employees (bench/RESULTS.md, target 10) gzip
+ * level 2 takes much less CPU than the default level 6 (the handler's
+ * `CompressionStream`) for a few more bytes, still several times fewer than plain; brotli
+ * quality 1 is cheaper still. Such a body is coded synchronously, in less time than a
+ * thread hop would add. A large body (the docs script, megabytes, coded once per
+ * process) is coded off the event loop, at the default levels.
  *
  * On Bun (`leaveapi serve` always runs there) a small body's gzip comes from libdeflate,
- * which Bun ships: at its level 1 it writes about the bytes of zlib's level 2 (5,514
- * against 5,572 for a 30 KB page) in the time of zlib's level 1 (about 30% less than
- * level 2), and its output is plain gzip that every client decodes.
+ * which Bun ships: at its level 1 it writes about the bytes of zlib's level 2 in the time
+ * of zlib's level 1, and its output is plain gzip that every client decodes.
  *
  * The web standard has no brotli, and Bun's non-standard `CompressionStream("brotli")`
- * runs at quality 11: ~80 ms for the same page.
+ * runs at quality 11, far too slow for a page made per request.
  */
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from "node:zlib";
 import type { Encoders } from "../server/compression.ts";

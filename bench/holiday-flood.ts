@@ -5,7 +5,7 @@
  * 1. The request that once never answered (`from=0001-01-01&to=0001-12-31`, CN, KR, VN,
  *    TW) and the same for the first and last covered years: latency of each, 20 times.
  * 2. A flood of first-time calendar-years of the five slowest calendars (TW, HK, VN, CN,
- *    KR: the lunar ones, up to ~200 ms of CPU each), from several concurrent clients,
+ *    KR: the lunar ones, the costliest to compute), from several concurrent clients,
  *    while one more client asks GET /healthz back to back: /healthz's latency
  *    percentiles say how long the event loop was held.
  *

@@ -2,8 +2,8 @@
 /**
  * The server's memory under a holiday flood (issue 24): one client with a `holidays:read`
  * token, on several connections, asks `GET /v1/holidays` for one year of one calendar at a
- * time, over every shipped calendar but the lunar ones (each year costs up to 200 ms of
- * CPU, which would slow the flood, not grow it) and every shipped year, in a random order,
+ * time, over every shipped calendar but the lunar ones (each year of them costs enough CPU
+ * to slow the flood, not grow it) and every shipped year, in a random order,
  * so that nearly every request is a calendar-year the server has not computed. The
  * server's RSS is sampled every second; the peak and the last are printed.
  *

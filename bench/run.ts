@@ -561,9 +561,10 @@ try {
 }
 
 /**
- * The section of bench/RESULTS.md that the benchmarks run on their own fill in by hand
- * (bench/import-mapped.ts, bench/xlsx-memory.ts, …, each figure with its command and
- * machine): kept as it is when this run writes the rest of the file.
+ * The sections of bench/RESULTS.md filled in by hand, from "Figures of the benchmarks run
+ * on their own" (bench/import-mapped.ts, bench/xlsx-memory.ts, …, each figure with its
+ * command and machine) to the end ("Figures behind design choices"): kept as they are
+ * when this run writes the rest of the file.
  */
 function keptSection(file: string): string {
   // A function's own constant: the run above calls this before a module-level one would be set.

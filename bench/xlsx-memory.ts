@@ -11,8 +11,8 @@
  *   bun bench/xlsx-memory.ts [--rows N] [--file PATH]
  *
  * The default row count makes the largest file under the 200 MB an .xlsx may unpack to:
- * the XML packs about 7 to 1, so the ~100 MB .xlsx once aimed at would unpack to about
- * 700 MB, which an import refuses. `--file` keeps the file there (written once, reused
+ * the XML packs several to one, so the ~100 MB .xlsx once aimed at would unpack to far
+ * more, which an import refuses (bench/RESULTS.md). `--file` keeps the file there (written once, reused
  * if present) instead of in a temporary folder.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

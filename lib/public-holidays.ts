@@ -7,9 +7,11 @@
  * Only the years SHIPPED_YEARS names are ever computed. Outside them the dataset's
  * astronomical calendars (Chinese, Korean, Vietnamese lunar dates) are unproven, and for
  * year 1 one of them never returns: a request must not be able to pin a core. Inside
- * them, a calendar-year costs from under 1 ms (most countries) to about 200 ms (Taiwan,
- * whose lunar dates need planetary positions), so a server computes them off its event
- * loop (createHolidayWorker in adapters/) and remembers each one (createPublicHolidayCache).
+ * them, most countries' calendar-years are cheap, but a lunar one (Taiwan, whose dates
+ * need planetary positions) costs far more than a request may hold the event loop
+ * (bench/RESULTS.md, "Figures behind design choices"), so a server computes them off its
+ * event loop (createHolidayWorker in adapters/) and remembers each one
+ * (createPublicHolidayCache).
  */
 import Holidays from "date-holidays";
 
@@ -43,7 +45,7 @@ function knownDataset(): Holidays {
   return dataset;
 }
 
-/** The dataset's countries, listed once (each listing builds a new object: ~0.2 ms). */
+/** The dataset's countries, listed once: each listing builds a new object. */
 function knownCountries(): Record<string, string> {
   countries ??= knownDataset().getCountries() as Record<string, string>;
   return countries;
@@ -85,8 +87,8 @@ function rulesOf(key: string): Holidays {
     rules = region === undefined ? new Holidays(country) : new Holidays(country, region);
     // Only each holiday's `date` (the calendar's own local date) and name are read, never
     // its `start` and `end` instants; without a timezone the dataset skips converting both
-    // through moment-timezone, ~40% of its time, and gives the same dates (every calendar,
-    // 2000-2040: bench/holiday-sweep.ts --compare-timezone).
+    // through moment-timezone, a large share of its time, and gives the same dates (every
+    // calendar, 2000-2040: bench/holiday-sweep.ts --compare-timezone).
     rules.setTimezone(undefined as unknown as string);
     rulesByCalendar.set(key, rules);
   }
@@ -95,8 +97,8 @@ function rulesOf(key: string): Holidays {
 
 /**
  * Computes, uncached and synchronously, the shipped public holidays of one calendar in one
- * year; empty for an unknown key or a year outside SHIPPED_YEARS. Up to ~200 ms of CPU:
- * a server calls it through a cache, off its event loop.
+ * year; empty for an unknown key or a year outside SHIPPED_YEARS. A lunar calendar-year
+ * is slow to compute: a server calls it through a cache, off its event loop.
  */
 export function computePublicHolidays(key: string, year: number): PublicHoliday[] {
   if (!isShippedYear(year) || !isShippedCalendar(key)) return [];

@@ -28,7 +28,7 @@ import packageJson from "../package.json" with { type: "json" };
 const ROOT = join(import.meta.dir, "..");
 export const LIB_OUTDIR = join(ROOT, "dist/lib");
 
-/** The package's entry points: entry/NAME.ts is `leaveapi/NAME` (`index` is `leaveapi`). */
+/** The package's entry points: entry/<name>.ts is `leaveapi/<name>` (`index` is `leaveapi`). */
 export const LIBRARY_ENTRIES = ["index", "sqlite", "sqlite-node", "postgres", "node", "memory", "testing", "client"] as const;
 /** `bun:sqlite` exists only on Bun (package.json's `bun` condition); elsewhere `leaveapi/sqlite` is sqlite-node. */
 const BUN_ONLY_ENTRIES: readonly string[] = ["sqlite"];

@@ -29,11 +29,11 @@ const DEFAULT_OUTFILE = join(ROOT, "dist/leaveapi");
 
 export interface BuildOptions {
   outfile: string;
-  /** About 1 MiB smaller; start-up time is the same either way. Default on. */
+  /** A smaller binary; start-up time is the same either way (bench/cold-start.ts). Default on. */
   minify: boolean;
   /**
-   * Precompiled bytecode: about 5 MiB more, start to first answered request in well under
-   * half the time (bench/cold-start.ts). Default on. Bun compiles bytecode as CJS unless
+   * Precompiled bytecode: a larger binary that starts to its first answered request much
+   * sooner (bench/cold-start.ts). Default on. Bun compiles bytecode as CJS unless
    * told otherwise, and CJS rejects cli.ts's top-level await, so it is built as ESM.
    */
   bytecode: boolean;

@@ -1,8 +1,10 @@
 /**
  * Fails when the repository points at something it does not have: a relative link in a
- * Markdown file whose file or heading is missing, or a `docs/….md` that a code comment
- * cites (with its `#anchor` or its `, "Section"`) and that does not exist. A clone, and
- * the npm package, must document themselves without reaching outside (issue 13).
+ * Markdown file whose file or heading is missing, a `docs/….md` that a code comment cites
+ * (with its `#anchor` or its `, "Section"`) and that does not exist, or any other file path
+ * a code comment names that is missing (scripts/checks/comment-paths.ts says which tokens
+ * are paths). A clone, and the npm package, must document themselves without reaching
+ * outside (issue 13), and a rename must take its comments along (issue 28).
  *
  *   bun scripts/check-links.ts [ROOT]      ROOT defaults to the repository
  *
@@ -14,6 +16,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
+import { deadCommentPaths, SKIPPED_DIRS } from "./checks/comment-paths.ts";
 
 export interface DeadLink {
   /** The file that holds the link, relative to the root. */
@@ -23,7 +26,6 @@ export interface DeadLink {
   problem: string;
 }
 
-const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git", ".tmp", "coverage"]);
 const CODE_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".cjs"]);
 /** Files whose comments start with `#`. */
 const HASH_COMMENT_EXTENSIONS = new Set([".sh", ".yaml", ".yml", ".service", ".example", ".env", ".toml"]);
@@ -184,6 +186,10 @@ function citationsOfCode(root: string, file: string): DeadLink[] {
           dead.push({ ...where, problem: `no heading or bold lead-in "${section}" in ${path}` });
         }
       }
+      if (!CODE_EXTENSIONS.has(extension)) return;
+      for (const { target, problem } of deadCommentPaths(root, file, comment)) {
+        dead.push({ file: relative(root, file), line: i + 1, target, problem });
+      }
     });
   return dead;
 }
@@ -208,5 +214,5 @@ if (import.meta.main) {
     for (const d of dead) console.error(`${d.file}:${d.line}: ${d.target}: ${d.problem}`);
     process.exit(1);
   }
-  console.log("links: every relative link in the Markdown files and every docs/ citation in comments resolves");
+  console.log("links: every relative link in the Markdown files and every file path or docs/ citation in comments resolves");
 }

@@ -5,11 +5,11 @@
  * docs script, static, is coded once and cached (server/docs-page.ts).
  *
  * Runtime-neutral: the default gzip is the web-standard `CompressionStream`, which Bun,
- * Node and Deno all have; on Bun it costs what node:zlib does at the same level (level 6:
- * ~0.2-0.3 ms for a page of 100 employees), but no level can be chosen. Brotli is not in
- * that standard, and Bun's `CompressionStream("brotli")` runs at quality 11 (~80 ms for
- * the same page). So a host may pass its own encoders: `leaveapi serve` passes node:zlib's
- * at levels chosen for pages made per request, gzip and br (adapters/zlib-encoders.ts).
+ * Node and Deno all have; on Bun it costs what node:zlib does at the same level (6), but
+ * no level can be chosen. Brotli is not in that standard, and Bun's
+ * `CompressionStream("brotli")` runs at quality 11, far too slow for a page made per
+ * request. So a host may pass its own encoders: `leaveapi serve` passes node:zlib's at
+ * levels chosen for pages made per request, gzip and br (adapters/zlib-encoders.ts).
  */
 
 export type ContentCoding = "gzip" | "br";

@@ -1,8 +1,9 @@
 /**
  * scripts/check-links.ts, the dead-link check `npm test` runs: on a small repository
- * written to a temporary directory, it names each dead link, dead anchor and dead
- * citation, and nothing that resolves. (Paths in these fixtures are built from pieces, so
- * that the check, run on this repository, does not read them as citations of its own.)
+ * written to a temporary directory, it names each dead link, dead anchor, dead citation
+ * and missing file a comment names, and nothing that resolves or is another project's.
+ * (Paths in these fixtures are built from pieces, so that the check, run on this
+ * repository, does not read them as citations of its own.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +13,8 @@ import { findDeadLinks, slug } from "../scripts/check-links.ts";
 
 const DOCS = "docs";
 const GUIDE = `${DOCS}/guide.md`;
+const TS = ".ts";
+const MD = ".md";
 
 const FILES: Record<string, string> = {
   "README.md": [
@@ -48,6 +51,16 @@ const FILES: Record<string, string> = {
     `// Dead: ${DOCS}/gone.md, and ${GUIDE}, "Paging", and ${GUIDE}#paging.`,
     `const notAComment = "${DOCS}/not-checked.md";`,
   ].join("\n"),
+  "package.json": JSON.stringify({ devDependencies: { kysely: "1" } }),
+  [`lib/paths${TS}`]: [
+    `/** Resolves: lib/code${TS}, code${TS} beside it, README${MD} at the root, ./code${TS}, ../lib/code${TS}. */`,
+    `// Dead: lib/moved${TS}, \`moved${TS}\`, ./moved${TS}, and STYLE${MD}.`,
+    `// Ends a sentence: lib/code${TS}. Quoted as code, not cited: 'lib/gone${TS}'.`,
+    `// Not the repository's: ../shared/STYLE${MD}, ../../elsewhere/a${TS}, kysely/dist/index.d${TS},`,
+    `// node_modules/x/y${TS}, dist/lib/index.d${TS}, /usr/share/x/run.sh, ~/notes${MD}, @scope/pkg/c${TS},`,
+    `// https://example.com/a/b${MD}, Node.js, *.test${TS}, .d${TS}, entry/<name>${TS}, import("./gone${TS}").`,
+    `const notAComment = "lib/nowhere${TS}";`,
+  ].join("\n"),
 };
 
 let root: string;
@@ -63,7 +76,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("findDeadLinks", () => {
-  test("names every dead link, dead anchor and dead citation, and nothing else", () => {
+  test("names every dead link, dead anchor, dead citation and missing path in a comment, and nothing else", () => {
     const found = findDeadLinks(root).map((d) => `${d.file}:${d.line}: ${d.target}: ${d.problem}`);
     expect(found).toEqual([
       `README.md:7: ${DOCS}/missing.md: no such file or directory`,
@@ -73,6 +86,10 @@ describe("findDeadLinks", () => {
       `lib/code.ts:3: ${DOCS}/gone.md: no such file or directory`,
       `lib/code.ts:3: ${GUIDE}, "Paging": no heading or bold lead-in "Paging" in ${GUIDE}`,
       `lib/code.ts:3: ${GUIDE}#paging: no heading with the anchor #paging in ${GUIDE}`,
+      `lib/paths.ts:2: lib/moved${TS}: no such file from the root or from lib/`,
+      `lib/paths.ts:2: moved${TS}: no such file from the root or from lib/`,
+      `lib/paths.ts:2: ./moved${TS}: no such file beside lib/`,
+      `lib/paths.ts:2: STYLE${MD}: no such file from the root or from lib/`,
     ]);
   });
 
@@ -103,4 +120,5 @@ test("the command exits 1 and names each dead link on stderr", () => {
   const stderr = run.stderr.toString();
   expect(stderr).toContain(`README.md:7: ${DOCS}/missing.md: no such file or directory`);
   expect(stderr).toContain(`lib/code.ts:3: ${GUIDE}, "Paging"`);
+  expect(stderr).toContain(`lib/paths.ts:2: lib/moved${TS}: no such file`);
 });

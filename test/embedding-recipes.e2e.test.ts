@@ -5,7 +5,7 @@
  * by name, so the exports map and dist/lib are exercised too. For each: the host app's own
  * route answers, a token and a page of employees come from under /hr-api, oauth4webapi
  * discovers the token endpoint there, and a malformed Host gets a 400 or 404, never a 500.
- * deno-serve.ts serves the API alone, so it has no route of the host's;
+ * examples/deno-serve.ts serves the API alone, so it has no route of the host's;
  * adapters/deno/serve.e2e.test.ts runs it on every store.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

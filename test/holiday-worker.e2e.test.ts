@@ -105,7 +105,7 @@ describe("createHolidayWorker", () => {
 
   test("keeps the event loop turning while the thread computes lunar calendars", async () => {
     worker = createHolidayWorker();
-    // Four first-time lunar calendar-years: ~0.5 s of CPU in the thread. Count how many
+    // Four first-time lunar calendar-years, the slowest there are, in the thread. Count how many
     // times a zero-delay timer fires meanwhile: an event loop blocked by the computation
     // would fire it about once per await.
     let turns = 0;

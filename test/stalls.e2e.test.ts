@@ -32,7 +32,7 @@ describe("holidays over a real socket", () => {
       for (const calendar of ["CN", "KR", "VN", "TW"]) {
         expect(await getJson(server, `/v1/holidays?from=0001-01-01&to=0001-12-31&calendar=${calendar}`, token)).toEqual({ status: 200, body: { data: [] } });
       }
-      // Eight first-time lunar calendar-years (~1 s of CPU in the holiday thread) while
+      // Eight first-time lunar calendar-years (the slowest there are, in the holiday thread) while
       // /healthz is asked one request after another: it is answered many times over
       // before they finish, which a blocked event loop could not do.
       let computing = true;

@@ -2,7 +2,7 @@
  * Scalar's bundle for /docs/api-reference.js as a file, read when first asked for: Bun
  * embeds a `type: "file"` import in the compiled binary and gives its path, so serving it
  * parses no JavaScript. The text import of server/docs-script.ts, the portable default,
- * held the event loop about 100 ms on the first request (issue 24).
+ * parses the whole bundle on the event loop at the first request (issue 24).
  *
  * The path is absolute from source and in the binary (/$bunfs/…); in the package's bundle
  * (dist/cli) it is relative to the bundled module, not to the working directory.

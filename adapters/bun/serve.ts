@@ -6,7 +6,7 @@
  * metrics, logs and client addresses in front (scripts/serve/front.ts).
  *
  * Never in Bun's development mode: Bun.serve defaults to it unless NODE_ENV is
- * `production`, and then answers an uncaught error with a 50 KB HTML page of file paths
+ * `production`, and then answers an uncaught error with an HTML page of file paths
  * and source lines and prints the request's URL to stderr. The systemd unit sets no
  * NODE_ENV, so the mode is switched off here, whatever the environment (SECURITY.md,
  * "At the edge").

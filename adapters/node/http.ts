@@ -12,7 +12,7 @@
  * body a parser already read is taken from `req.body` where it can be rebuilt, and answered
  * with a 500 naming the fix where it cannot (docs/embedding.md, "Body parsers").
  *
- * What Node's HTTP parser refuses never reaches a request listener: node-client-error.ts
+ * What Node's HTTP parser refuses never reaches a request listener: client-error.ts
  * answers it (`server.on("clientError", toNodeClientErrorListener(handler))`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

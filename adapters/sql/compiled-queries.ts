@@ -57,8 +57,8 @@ export function rawQuery<R, D>(query: RawBuilder<R>, db: Kysely<D>): Compilable<
 }
 
 /**
- * Runs SQL straight on a driver, bypassing Kysely's executor (about 12 us a query, more
- * than a keyed read itself costs on SQLite). It must be a connection of its own: a
+ * Runs SQL straight on a driver, bypassing Kysely's executor (whose work per query is
+ * more than a keyed read itself costs on SQLite). It must be a connection of its own: a
  * statement slipped in between the statements of a Kysely transaction on the same
  * connection would become part of it.
  */

@@ -1,8 +1,8 @@
 /**
  * Group commit on a direct connection (compiled-queries.ts's DirectRunner, a bun:sqlite
  * file): the writes asked for during one turn of the event loop run at the next, in one
- * transaction, each in a savepoint of its own. On this machine a commit cost about 80 us
- * of waiting on the WAL, more than the statements in it; token requests that arrive
+ * transaction, each in a savepoint of its own. A commit's wait on the WAL costs more than
+ * the statements in it; token requests that arrive
  * together (32 connections) now share one, and write the pages they share (the newest
  * leaf of each table) once.
  *

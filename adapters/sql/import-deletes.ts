@@ -1,6 +1,7 @@
 /**
- * The deletions of an import, and what `--prune` compares the file with (scripts/import/
- * prune.ts), for the SQL import writer (sql-import-writer.ts), inside its transaction.
+ * The deletions of an import, and what `--prune` compares the file with
+ * (scripts/import/prune.ts), for the SQL import writer (sql-import-writer.ts), inside its
+ * transaction.
  * An employee or booking is deleted outright, an employee's bookings with them (DECISIONS
  * §13: a deleted record keeps only its id, organisation and deletion instant, which its
  * tombstone holds); the tombstones are written first, while what was listed can still be

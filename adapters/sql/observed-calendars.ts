@@ -1,8 +1,8 @@
 /**
  * `observedCalendars` in the SQL store (docs/api.md, "Holidays"): the distinct non-null
  * holiday calendars of the organisation's non-deleted employees whose employment overlaps
- * [from, to]. Grouping the employees read every one of them (13-24 ms a request at 10,000
- * employees, most of a first holiday request); this reads a few entries of the partial
+ * [from, to]. Grouping the employees read every one of them (in a large organisation,
+ * most of a first holiday request's time); this reads a few entries of the partial
  * index `employees_observed_calendars` (migration 0005) per calendar, whatever the
  * organisation's size:
  *
@@ -14,7 +14,7 @@
  *   many leavers hired after every overlapping employee make it read further, and then
  *   still the index alone.
  *
- * test/observed-calendars-plan.test.ts fails if a dialect's planner stops serving each of
+ * test/observed-calendars-plan.pg.test.ts fails if a dialect's planner stops serving each of
  * these reads from the index.
  */
 import { sql, type Expression, type RawBuilder } from "kysely";

@@ -1,9 +1,9 @@
 /**
  * A page's row count written into its SQL as a literal. SQLite reads a page faster with
- * `LIMIT 101` than with `LIMIT ?` bound to 101: a leave page merges its span classes two
- * to three times faster (0.25 ms against 0.65 ms a page at 200,000 bookings), as only a
- * literal limit reaches into each class's scan, and even the employees page's single
- * index scan takes about a fifth less (41 µs against 52 µs for 101 rows). A page asks for
+ * `LIMIT 101` than with `LIMIT ?` bound to 101: a leave page merges its span classes
+ * several times faster, as only a literal limit reaches into each class's scan, and even
+ * the employees page's single index scan takes less (bench/RESULTS.md, "Figures behind
+ * design choices"). A page asks for
  * the smallest count that holds the rows it needs and keeps those; the counts are the
  * limits clients mostly ask for, plus one, so the statements stay few.
  */

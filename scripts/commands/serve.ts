@@ -166,7 +166,8 @@ export const serveCommand: Command = {
     };
     const store = await openMigratedStore(ctx);
     // Public holidays are worked out in a thread of their own: a lunar calendar-year takes
-    // up to ~200 ms of CPU, which must not stall every other request.
+    // long enough to compute (bench/RESULTS.md, "Holiday calendar-years") that it must not
+    // stall every other request.
     const holidays = createHolidayWorker();
     // In the background: the first holiday request of the likeliest years needs no computing.
     void warmHolidays(holidays.source, store, Date.now(), holidays.prefetch).catch(() => undefined);
