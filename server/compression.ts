@@ -101,7 +101,8 @@ export function isEncodable(res: Response): boolean {
  * read only when it may be coded, so a client that asks for no coding pays nothing.
  */
 export async function encodeAnswer(res: Response, acceptEncoding: string | null, encoders: Encoders): Promise<Response> {
-  if (!isEncodable(res) || res.headers.has("content-encoding")) return res;
+  // Coded already, or answered by codedJson, which has decided (and said Vary) itself.
+  if (!isEncodable(res) || res.headers.has("content-encoding") || res.headers.has("vary")) return res;
   res.headers.append("Vary", "Accept-Encoding");
   const choice = chooseCoding(acceptEncoding, Object.keys(encoders) as ContentCoding[]);
   if (choice.coding === "identity") return res;
@@ -118,4 +119,28 @@ export async function encodeAnswer(res: Response, acceptEncoding: string | null,
   headers.set("Content-Encoding", choice.coding);
   headers.set("Content-Length", String(coded.byteLength));
   return new Response(coded as Uint8Array<ArrayBuffer>, { status: res.status, headers });
+}
+
+/**
+ * A JSON answer whose body is already text (a data page), coded as the request asks by
+ * the same rules as encodeAnswer, straight from the text: no uncoded Response is made
+ * first and read back. `Vary: Accept-Encoding` on every such answer.
+ */
+export async function codedJson(status: number, text: string, acceptEncoding: string | null, encoders: Encoders): Promise<Response> {
+  const headers = new Headers({ "Content-Type": "application/json", Vary: "Accept-Encoding" });
+  const choice = chooseCoding(acceptEncoding, Object.keys(encoders) as ContentCoding[]);
+  // Every character is at least a byte: a text this short is a body this short or longer.
+  if (choice.coding === "identity" || (text.length < COMPRESS_MIN_BYTES / 4 && !choice.identityRefused)) return new Response(text, { status, headers });
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength < COMPRESS_MIN_BYTES && !choice.identityRefused) return new Response(bytes, { status, headers });
+  let coded: Uint8Array;
+  try {
+    coded = await encoders[choice.coding]!(bytes);
+  } catch {
+    // A coding that fails must not lose the answer: it goes uncoded.
+    return new Response(bytes, { status, headers });
+  }
+  headers.set("Content-Encoding", choice.coding);
+  headers.set("Content-Length", String(coded.byteLength));
+  return new Response(coded as Uint8Array<ArrayBuffer>, { status, headers });
 }

@@ -24,7 +24,7 @@ import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHoliday
 import { authenticate } from "./bearer.ts";
 import { createReadBudget, type ReadBudgetOptions } from "../lib/read-budget.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, docsPage, docsScript } from "./docs-page.ts";
-import { WEB_ENCODERS, encodeAnswer, type Encoders } from "./compression.ts";
+import { WEB_ENCODERS, codedJson, encodeAnswer, type Encoders } from "./compression.ts";
 import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
@@ -196,7 +196,8 @@ export function createHandler(options: HandlerOptions): Handler {
     readBudget.spend(grant.client_id, state.now);
     const body = await endpoint(grant.organisation_id, state.url, req);
     state.records = body.records;
-    return json(200, body);
+    // Coded from the text as it is, rather than sent through a Response and read back.
+    return codedJson(200, body.text, req.request.headers.get("accept-encoding"), encoders);
   };
 
   const metadata = (route: string, state: RequestState) => {

@@ -138,6 +138,13 @@ describe("JSON answers", () => {
     expect(refused.status).toBe(400);
     expect(refused.headers.get("content-encoding")).toBe("gzip");
     expect(JSON.parse(decode("gzip", new Uint8Array(await refused.arrayBuffer()))).error).toBe("invalid_request");
+    // A data page coded straight from its text (codedJson) follows the same rules.
+    const small = await get("/v1/employees?limit=1", { "Accept-Encoding": "gzip" });
+    expect([small.headers.get("content-encoding"), small.headers.get("vary")]).toEqual([null, "Accept-Encoding"]);
+    expect(JSON.parse(await small.text()).data).toHaveLength(1);
+    const smallRefused = await get("/v1/employees?limit=1", { "Accept-Encoding": "identity;q=0, gzip" });
+    expect(smallRefused.headers.get("content-encoding")).toBe("gzip");
+    expect(JSON.parse(decode("gzip", new Uint8Array(await smallRefused.arrayBuffer()))).data).toHaveLength(1);
   });
 
   test("HEAD carries the headers GET would, coded length included, and no body", async () => {
