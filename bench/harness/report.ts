@@ -46,7 +46,7 @@ export function renderReport(input: ReportInput): string {
     ...Object.entries(input.versions).map(([k, v]) => `- ${k}: ${v}`),
     ...input.setup.map((s) => `- ${s}`),
     "",
-    "## Targets (issue 15)",
+    "## Targets (issue 29, round three of those of issue 15)",
     "",
     "| # | measure | target | measured | |",
     "|---|---|---|---|---|",
