@@ -5,8 +5,9 @@
  * of the `deletions_page` index from its cursor, so the ratio should stay near 1.
  *
  * The tombstones are written straight into the `deletions` table (the feed reads nothing
- * else), spread over the last 80 days, well within the 90 kept; the pages timed are the
- * first and every later one of each organisation's feed, in a scattered order.
+ * else), as 80 nightly imports over the last 80 days would have written them (well
+ * within the 90 kept): the deletions of one import share its instant. The pages timed are
+ * the first and every later one of each organisation's feed, in a scattered order.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -38,12 +39,12 @@ interface Organisation {
   paths: string[];
 }
 
-/** Inserts `count` employee tombstones of `organisationId`, deleted at instants spread evenly before `now`. */
+/** Inserts `count` employee tombstones of `organisationId`, deleted by one import a day over the SPREAD_DAYS before `now`. */
 function writeTombstones(file: string, organisationId: string, count: number, now: number): void {
   const db = new Database(file);
   const insert = db.prepare("insert into deletions (organisation_id, resource, id, deleted_at) values (?, 'employees', ?, ?)");
   db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(organisationId, randomUuid(), now - SPREAD_DAYS * DAY_MS + Math.floor((i * SPREAD_DAYS * DAY_MS) / count));
+    for (let i = 0; i < count; i++) insert.run(organisationId, randomUuid(), now - SPREAD_DAYS * DAY_MS + Math.floor((i * SPREAD_DAYS) / count) * DAY_MS);
   })();
   db.close();
 }

@@ -83,7 +83,7 @@ export function createSqlContext(options: SqlStoreOptions): SqlContext {
     caps: options.caps,
     primary: new CompiledQueries(db, options.caps, hot),
     replica,
-    stamps: new PublishedStamps(replica),
+    stamps: new PublishedStamps(replica, reader),
     sha256Hex: options.sha256Hex === undefined ? sha256Hex : verifiedSha256Hex(options.sha256Hex),
     async guard<T>(work: () => Promise<T>): Promise<T> {
       // A closed store cannot reach its database: answered as 503, like a lost connection.
