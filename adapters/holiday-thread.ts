@@ -4,7 +4,7 @@
  * astronomical calendars spend their CPU here and not on the server's event loop.
  */
 import { parentPort } from "node:worker_threads";
-import { computePublicHolidays, isShippedCalendar } from "../lib/public-holidays.ts";
+import { computePublicHolidays, isShippedCalendar } from "../lib/shipped-holidays.ts";
 
 export interface HolidayQuestion {
   id: number;

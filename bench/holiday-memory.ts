@@ -17,7 +17,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { shippedCalendars, SHIPPED_YEARS } from "../lib/public-holidays.ts";
+import { SHIPPED_YEARS } from "../lib/public-holidays.ts";
+import { shippedCalendars } from "../lib/shipped-holidays.ts";
 import { rssKib, runCli, startServer } from "./harness/processes.ts";
 
 const { values } = parseArgs({

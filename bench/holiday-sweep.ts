@@ -8,13 +8,14 @@
  *
  * `--compare-timezone` also computes each calendar-year the way the dataset does by default,
  * converting every holiday to its calendar's timezone, and counts any result that differs
- * from computePublicHolidays's, which skips that conversion (lib/public-holidays.ts).
+ * from computePublicHolidays's, which skips that conversion (lib/shipped-holidays.ts).
  *
  *   bun bench/holiday-sweep.ts [--from 1900] [--to 2199] [--only CN,TW] [--compare-timezone]
  */
 import { parseArgs } from "node:util";
 import Holidays from "date-holidays";
-import { SHIPPED_YEARS, computePublicHolidays, shippedCalendars } from "../lib/public-holidays.ts";
+import { SHIPPED_YEARS } from "../lib/public-holidays.ts";
+import { computePublicHolidays, shippedCalendars } from "../lib/shipped-holidays.ts";
 
 const { values } = parseArgs({
   options: { from: { type: "string" }, to: { type: "string" }, only: { type: "string" }, "compare-timezone": { type: "boolean", default: false } },

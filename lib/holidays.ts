@@ -5,9 +5,17 @@
  * ordered.
  */
 import { closureHolidayEntry, publicHolidayEntry, type ClosureDayRecord, type HolidayEntry } from "./records.ts";
-import { shippedPublicHolidays, type PublicHoliday, type PublicHolidaySource } from "./public-holidays.ts";
+import { createPublicHolidayCache, type PublicHoliday, type PublicHolidaySource } from "./public-holidays.ts";
 import type { ImportedPublicHoliday, Store } from "./store.ts";
 import { yearOf } from "./dates.ts";
+
+/**
+ * The shipped public holidays computed in this thread, the dataset loaded on the first
+ * request for them: for hosts that pass no source of their own (createHandler's default).
+ */
+export const shippedPublicHolidaysOnFirstUse: PublicHolidaySource = createPublicHolidayCache(async (calendar, year) =>
+  (await import("./shipped-holidays.ts")).computePublicHolidays(calendar, year),
+);
 
 /**
  * Public holidays of one calendar for the years fromYear..toYear: for each year, the
@@ -18,7 +26,7 @@ export async function effectivePublicHolidays(
   fromYear: number,
   toYear: number,
   imported: readonly ImportedPublicHoliday[],
-  shipped: PublicHolidaySource = shippedPublicHolidays,
+  shipped: PublicHolidaySource = shippedPublicHolidaysOnFirstUse,
 ): Promise<PublicHoliday[]> {
   const importedByYear = new Map<number, PublicHoliday[]>();
   for (const h of imported) {
@@ -67,7 +75,7 @@ export async function listHolidays(
   store: HolidayReads,
   organisationId: string,
   q: HolidayQuery,
-  shipped: PublicHolidaySource = shippedPublicHolidays,
+  shipped: PublicHolidaySource = shippedPublicHolidaysOnFirstUse,
 ): Promise<HolidayEntry[]> {
   const entries: HolidayEntry[] = [];
   const wantPublic = q.type !== "company";

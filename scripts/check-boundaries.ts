@@ -23,7 +23,7 @@
  * - a source file (not a test) is over 400 lines: split it where its parts meet.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { cycles, importGraph } from "./checks/import-graph.ts";
 
 const root = join(import.meta.dir, "..");
@@ -106,6 +106,26 @@ for (const [file, imports] of graph) {
   }
 }
 
+// The thread that answers requests under `leaveapi serve` never holds the holiday dataset
+// (lib/public-holidays.ts): its holidays come from the worker thread, and the dataset is
+// tens of megabytes (bench/RESULTS.md, target 7). So no static import chain from the serve
+// command reaches it; a dynamic import() (the demo, the handler's in-thread default) may.
+const staticImports = (file: string): string[] =>
+  [...readFileSync(join(root, file), "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+["'](\.{1,2}\/[^"']+)["']/gm)]
+    .filter((m) => !/^\s*import\s+type\s/.test(m[0]) && !/^\s*export\s+type\s/.test(m[0]))
+    .map((m) => relative(root, join(dirname(join(root, file)), m[1]!)));
+const SERVE_THREAD = "scripts/commands/serve.ts";
+const HOLIDAY_DATASET = ["lib/shipped-holidays.ts"];
+const reached = new Map<string, string>([[SERVE_THREAD, SERVE_THREAD]]);
+for (const file of reached.keys()) {
+  if (!existsSync(join(root, file))) continue;
+  for (const target of staticImports(file)) if (!reached.has(target)) reached.set(target, file);
+}
+for (const dataset of HOLIDAY_DATASET) {
+  if (reached.has(dataset))
+    problems.push(`${reached.get(dataset)}: statically imports ${dataset}, which the serve thread must not load (import it dynamically where it is needed)`);
+}
+
 const MAX_LINES = 400;
 for (const file of sources) {
   const lines = readFileSync(join(root, file), "utf8").split("\n").length - 1;
@@ -119,5 +139,5 @@ if (problems.length > 0) {
 console.log(
   "boundaries: lib/, testing/, client/ and the memory store import nothing runtime-specific or from server/, adapters/, scripts/; " +
     "server/ imports no store implementation; adapters/sql/ nothing runtime-specific nor another adapter; nothing but tests and entry/testing.ts imports testing/; " +
-    `no import cycles; only ${DISPATCHER} imports scripts/commands/; no source file over ${MAX_LINES} lines`,
+    `no import cycles; only ${DISPATCHER} imports scripts/commands/; the serve thread loads no holiday dataset; no source file over ${MAX_LINES} lines`,
 );

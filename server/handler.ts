@@ -13,13 +13,13 @@ import { ApiError, StoreUnavailableError, invalidRequest, methodNotAllowed, notF
 import { cryptoRandomBytes, type RandomBytes } from "../lib/credentials.ts";
 import { loggablePath, redactSecrets, urlCarriesCredentials } from "../lib/url-credentials.ts";
 import type { Scope } from "../lib/scopes.ts";
-import { shippedPublicHolidays, type PublicHolidaySource } from "../lib/public-holidays.ts";
+import type { PublicHolidaySource } from "../lib/public-holidays.ts";
 import type { Store } from "../lib/store.ts";
 import { RawJson } from "../lib/raw-json.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
 import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deletion-pages.ts";
-import { listHolidays } from "../lib/holidays.ts";
+import { listHolidays, shippedPublicHolidaysOnFirstUse } from "../lib/holidays.ts";
 import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
 import { createReadBudget, type ReadBudgetOptions } from "../lib/read-budget.ts";
@@ -177,7 +177,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const sha256Hex = options.sha256Hex === undefined ? undefined : verifiedSha256Hex(options.sha256Hex);
   const limits: TokenLimits = { ...DEFAULT_TOKEN_LIMITS, ...options.tokenLimits };
   const basePath = validBasePath(options.basePath);
-  const publicHolidays = options.publicHolidays ?? shippedPublicHolidays;
+  const publicHolidays = options.publicHolidays ?? shippedPublicHolidaysOnFirstUse;
   const issuerFor = (url: URL) => options.issuer ?? url.origin + basePath;
   const encoders = options.encoders ?? WEB_ENCODERS;
   const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { countLeaveDays } from "../lib/leave-days.ts";
-import { shippedPublicHolidays } from "../lib/public-holidays.ts";
+import { shippedPublicHolidays } from "../lib/shipped-holidays.ts";
 import { LEAVE_STATUSES } from "../lib/records.ts";
 import { createHandler } from "../server/handler.ts";
 import { DEFAULT_DEMO_SEED, demoEmployees, demoHolidays, demoLeave } from "../scripts/demo/demo-data.ts";

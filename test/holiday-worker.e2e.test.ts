@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHolidayWorker, PREFETCH_YEARS, warmHolidays, type HolidayWorker } from "../adapters/holiday-worker.ts";
-import { computePublicHolidays } from "../lib/public-holidays.ts";
+import { computePublicHolidays } from "../lib/shipped-holidays.ts";
 import { createOrganisation, createWorld, employee, seed } from "./support.ts";
 
 let worker: HolidayWorker | undefined;

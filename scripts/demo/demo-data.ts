@@ -6,7 +6,7 @@
  * The names, departments and job titles people are drawn from: demo-people.ts.
  */
 import { formatDay, formatInstant, parseDate, weekdayOfDay } from "../../lib/dates.ts";
-import { shippedPublicHolidays } from "../../lib/public-holidays.ts";
+import { shippedPublicHolidays } from "../../lib/shipped-holidays.ts";
 import type { LeaveStatus } from "../../lib/records.ts";
 import { CALENDARS, DEPARTMENTS, NICKNAMES } from "./demo-people.ts";
 

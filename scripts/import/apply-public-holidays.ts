@@ -8,7 +8,7 @@
  * file ends: a set is only complete then (they are small: a few dozen rows a year).
  */
 import { yearOf } from "../../lib/dates.ts";
-import { computePublicHolidays } from "../../lib/public-holidays.ts";
+import { computePublicHolidays } from "../../lib/shipped-holidays.ts";
 import type { ImportRow } from "./normalise-records.ts";
 import type { ImportContext } from "./import-context.ts";
 

@@ -3,13 +3,15 @@ import { mintClient } from "../../lib/credentials.ts";
 import { ALL_SCOPES } from "../../lib/scopes.ts";
 import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import type { CommandContext } from "../cli-kit.ts";
-import { DEMO_CLIENT_NAME, findDemoOrganisation, seedDemo } from "../demo/seed-demo.ts";
 
 /**
  * Seeds the demo organisation into an empty store, or mints fresh demo credentials (old
  * secrets cannot be shown again) and revokes those of earlier starts.
  */
 export async function prepareDemo(ctx: CommandContext, store: SqlAdminStore, baseUrl: string): Promise<void> {
+  // Loaded here, not with `serve`: the demo's data computes holidays, and a server without
+  // --demo should not hold the holiday dataset in the thread that answers requests.
+  const { DEMO_CLIENT_NAME, findDemoOrganisation, seedDemo } = await import("../demo/seed-demo.ts");
   let credentials: { organisation: string; clientId: string; clientSecret: string };
   if ((await store.listOrganisations()).length === 0) {
     ctx.io.err("seeding the demo organisation (first start only)…");
