@@ -1,5 +1,5 @@
 /**
- * Tokens and reads while an import runs (issue 23; DECISIONS §6 and §9). On a fresh
+ * Tokens and reads while an import runs (issue 23). On a fresh
  * database, `leaveapi serve` answers for one organisation while `leaveapi import` loads
  * the generated leave file into another. Meanwhile, at fixed rates: token requests over
  * fresh credentials (each far under its limit of 10 a minute), employee pages of the

@@ -35,7 +35,7 @@ export interface EmployeeCalendarFacts {
  * Writes of one import, all inside one transaction. Upserts write only what changed (what a
  * client can see of a record, lib/imported-content.ts), so an identical re-import moves no
  * `updated_at` (docs/api.md, "Incremental sync"); later rows with the same id win and count
- * once. A deleted employee or booking keeps nothing but its tombstone (DECISIONS §13), so
+ * once. A deleted employee or booking keeps nothing but its tombstone (docs/api.md, "Personal data"), so
  * one written again is created afresh; a deleted closure day comes back, counted as
  * updated. Each returns
  * counts. A booking whose employee (deleted or not) or leave type does not exist, or a
@@ -45,7 +45,7 @@ export interface ImportWriter {
   upsertEmployees(organisationId: string, rows: EmployeeInput[], now: number): Promise<WriteCounts>;
   /**
    * Deletes these employees and their bookings outright, tombstones written for what was
-   * listed (DECISIONS §13); unknown ids are left alone.
+   * listed (docs/api.md, "Personal data"); unknown ids are left alone.
    */
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
   /** Non-deleted employees among `ids`, as seen inside this transaction. */
@@ -119,11 +119,11 @@ export interface AdminStore {
   countOrganisationContents(id: string): Promise<OrganisationContents | null>;
   /**
    * The organisation's employee with one of `ids`, or whose stored external id is
-   * `externalId`; `null` when there is none (DECISIONS §13, `leaveapi erase`).
+   * `externalId`; `null` when there is none (docs/api.md, "Personal data"; `leaveapi erase`).
    */
   findEmployeeForErasure(organisationId: string, key: { ids: string[]; externalId: string | null }): Promise<ErasureTarget | null>;
   /**
-   * Clears what deleted records may have left in the database's files (DECISIONS §13):
+   * Clears what deleted records may have left in the database's files (docs/api.md, "Personal data"):
    * on SQLite a checkpoint that truncates the write-ahead log (owed for later when readers
    * hold it: `wait: false` never waits for them, `onlyIfOwed` runs only when one is owed);
    * on Postgres a vacuum of the record tables. An import that deleted anything, and
@@ -160,8 +160,8 @@ export interface AdminStore {
    * Runs `work` in one transaction: commits when it resolves, rolls everything back and
    * rejects with the error when it throws. Imports running at the same time each land whole.
    * What it writes is shown with the `now` it was written with when it commits within
-   * PUBLISH_AS_STAMPED_MS of its start; a longer one is shown as of its commit (DECISIONS
-   * §6: visible at most 2 s after its `updated_at`).
+   * PUBLISH_AS_STAMPED_MS of its start; a longer one is shown as of its commit (docs/api.md,
+   * "Incremental sync": visible at most 2 s after its `updated_at`).
    */
   runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
 }

@@ -1,5 +1,5 @@
 /**
- * The data endpoints' budget per client (DECISIONS §9, docs/api.md, "Rate limits"): a token
+ * The data endpoints' budget per client (docs/api.md, "Rate limits"): a token
  * bucket of `burst` requests that refills at `perSecond`, so one client cannot monopolise
  * a server. Kept in the process, not the store: a store round trip (a write, on Postgres a
  * locked one) on every read would cost the read path as much as the read itself, so with

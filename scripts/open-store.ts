@@ -20,7 +20,7 @@ export interface StoreLocation {
   open: () => SqlAdminStore;
   /**
    * When a SQLite file and a Postgres URL were both configured: which store is used, by
-   * which setting, and which setting is ignored, for stderr (DECISIONS §10). Else null.
+   * which setting, and which setting is ignored, for stderr (docs/cli.md, "Environment variables"). Else null.
    */
   notice: string | null;
 }

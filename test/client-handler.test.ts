@@ -102,7 +102,7 @@ describe("the client against the real handler", () => {
     expect([full.employees, full.leaveRequests]).toEqual([[], []]);
 
     world.clock.advance(60_000);
-    // Deleted with the employee, the booking was not kept (DECISIONS §13): the file brings both again.
+    // Deleted with the employee, the booking was not kept (docs/api.md, "Personal data"): the file brings both again.
     await seed(world, organisationId, { employees: [person], bookings: [held] });
     world.clock.advance(60_000);
     const next = await api.sync({ ...range, since: full.since });

@@ -1,5 +1,5 @@
 /**
- * When each client last obtained a token (DECISIONS §13; adapters/sql/token-queries.ts),
+ * When each client last obtained a token (docs/cli.md, "credentials"; adapters/sql/token-queries.ts),
  * which `leaveapi credentials list` shows: noted at most once a minute per client, on
  * every store this run tests.
  */

@@ -1,5 +1,5 @@
 /**
- * Migration 0010 (adapters/sql/migrations.ts, DECISIONS §13): the deleted employees and
+ * Migration 0010 (adapters/sql/migrations.ts; docs/api.md, "Personal data"): the deleted employees and
  * bookings an earlier version kept, soft-deleted with every field, are erased when the
  * database is upgraded, with the bookings of deleted employees; the live ones and the
  * tombstones of the deletions feed stay.

@@ -107,7 +107,7 @@ describe("what the feed lists", () => {
     ctx.world.clock.advance(ONE_SECOND);
     await seed(ctx.world, ctx.organisationId, { employees: [e] });
     expect(await feed(ctx, "employees", start)).toEqual([]);
-    // Deleted with the employee, nothing of the bookings was kept (DECISIONS §13): they stay gone until a file brings them.
+    // Deleted with the employee, nothing of the bookings was kept (docs/api.md, "Personal data"): they stay gone until a file brings them.
     expect((await feed(ctx, "leave-requests", start)).map((d) => d.id)).toEqual([other.id, annual.id]);
     ctx.world.clock.advance(ONE_SECOND);
     await seed(ctx.world, ctx.organisationId, { bookings: [annual] });

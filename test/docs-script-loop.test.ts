@@ -1,6 +1,6 @@
 /**
  * The first `GET /docs/api-reference.js` (megabytes of Scalar) does not hold the event loop
- * (DECISIONS §9; SECURITY.md: no request holds the loop over 50 ms), asked plain and coded
+ * (SECURITY.md: no request holds the loop over 50 ms), asked plain and coded
  * at once as a browser's first visit may: the file is read off the loop, its digest taken a
  * slice at a time, its codings made on the thread pool one after the other.
  *

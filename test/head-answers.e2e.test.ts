@@ -1,5 +1,5 @@
 /**
- * HEAD answers with exactly the headers the same GET would (DECISIONS §9; RFC 9110 §9.3.2
+ * HEAD answers with exactly the headers the same GET would (docs/api.md, "HTTP behaviour"; RFC 9110 §9.3.2
  * and §8.6: Content-Length included), and no body, on every route, coded and not, over a
  * real socket, on each host the handler runs on: `leaveapi serve` (Bun.serve), the Node
  * bridge under Node itself (leaveapi/node, from dist/lib), and Deno.serve

@@ -1,5 +1,5 @@
 /**
- * Other systems' exports (docs/cli.md, "Other systems' exports"; DECISIONS §11): a `--map`
+ * Other systems' exports (docs/cli.md, "Other systems' exports"): a `--map`
  * checked whole (each mistake named where it is), columns renamed or skipped, values
  * translated, dates read in the map's format, defaults for empty cells, problems naming
  * the source column beside the field; CSV delimiters detected from the header; files in

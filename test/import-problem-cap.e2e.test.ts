@@ -1,5 +1,5 @@
 /**
- * An import's problems are bounded (DECISIONS §11, docs/cli.md, "Errors and transactions";
+ * An import's problems are bounded (docs/cli.md, "Errors and transactions";
  * scripts/import/problem-list.ts): the first thousand by line are listed, then one line
  * with how many more; every problem and every bad row is counted; nothing is written.
  */

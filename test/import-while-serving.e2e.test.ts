@@ -1,5 +1,5 @@
 /**
- * What an organisation does every night, as it does it (issue 23; DECISIONS §6 and §9):
+ * What an organisation does every night, as it does it (issue 23):
  * `leaveapi serve` answers while `leaveapi import` loads a large leave file that adds,
  * changes and deletes bookings, and a second organisation imports its employees at the
  * same time. Meanwhile a client mirrors the first organisation with the documented sync

@@ -460,7 +460,7 @@ describe("large files", () => {
     // After 200 new rows of the third batch: nothing has made the import write the earlier ones yet.
     const later = [{ external_id: "B7", deleted: true }, booking(7), booking(5, { status: "cancelled" }), booking(8)];
     const outcome = expectOk(await run("leave", tempFile("jsonl", jsonl([...first, ...later]))));
-    // B7 deleted and imported again is created afresh (DECISIONS §13: a deleted booking keeps nothing).
+    // B7 deleted and imported again is created afresh (docs/api.md, "Personal data": a deleted booking keeps nothing).
     expect(outcome.counts).toEqual({ created: 1201, updated: 1, unchanged: 1, deleted: 1 });
     const stored = await allLeave(world, org);
     expect(stored).toHaveLength(1200);

@@ -1,5 +1,5 @@
 /**
- * Deleted means gone (DECISIONS §13; docs/api.md, "Personal data"), through the real
+ * Deleted means gone (docs/api.md, "Personal data"), through the real
  * command line while `serve` runs and a client syncs, on SQLite and on the machine's
  * Postgres: a person deleted by an import row, and one erased with `leaveapi erase`, are
  * in no byte of the SQLite database, its write-ahead log or its tokens file, and in no row

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §6, "Visibility lag ≤ 2 s" (docs/api.md, "Incremental sync"), on every store
+ * The visibility lag of at most 2 s (docs/api.md, "Incremental sync"), on every store
  * this run tests and on the memory store: a record or tombstone written by an import that
  * took a minute is shown with an `updated_at` (`deleted_at`) at most 2 s before the import
  * committed, so a client that synced while it ran, and asks next for `updated_since` =

@@ -1,6 +1,6 @@
 /**
  * `leaveapi serve --read-rate-limit PER_SECOND` (and LEAVEAPI_READ_RATE_LIMIT): the data
- * endpoints' budget per client, bursts of twice the rate (DECISIONS §9).
+ * endpoints' budget per client, bursts of twice the rate (docs/api.md, "Rate limits").
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startServer } from "./cli-harness.ts";

@@ -1,5 +1,5 @@
 /**
- * The data endpoints' budget per client (DECISIONS §9; lib/read-budget.ts): bursts of 200,
+ * The data endpoints' budget per client (docs/api.md, "Rate limits"; lib/read-budget.ts): bursts of 200,
  * then 100 a second; beyond it 429 `too_many_requests` with `Retry-After` and the IETF
  * draft's RateLimit headers; each client its own budget; 0 turns it off. On the handler
  * with a clock the test moves.

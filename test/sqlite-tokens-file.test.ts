@@ -2,7 +2,7 @@
  * The SQLite store keeps access tokens and rate-limit events in a file of their own beside
  * the data (adapters/sql/sqlite-store.ts, `attachTokensFile`), so that an import, which
  * holds the data file's one write lock for its whole run, never holds up a token request
- * (DECISIONS §9). Here on real files, with the import held open by the test.
+ * (docs/api.md, "Rate limits"). Here on real files, with the import held open by the test.
  */
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";

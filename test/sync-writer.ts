@@ -10,8 +10,8 @@
  *   quit   close the store and exit
  *
  * It prints `ready` once the initial data is in. Changes: employee updates, deletions,
- * re-imports of deleted employees (created afresh: their bookings went with them, DECISIONS
- * §13), new employees; booking
+ * re-imports of deleted employees (created afresh: their bookings went with them, docs/api.md,
+ * "Personal data"), new employees; booking
  * updates, start_date edits, deletions, new bookings, switches between an annual and a
  * sick leave type (a switch hides or shows a booking); leave-type renames (which move the
  * updated_at of every booking of the type). Random choices come from a seeded generator,

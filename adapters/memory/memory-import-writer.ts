@@ -89,7 +89,7 @@ function bumpBookings(t: MemoryTables, organisationId: string, touched: (b: Stor
 }
 
 /**
- * Deletes the records among `ids` outright (DECISIONS §13: a deleted employee or booking
+ * Deletes the records among `ids` outright (docs/api.md, "Personal data": a deleted employee or booking
  * keeps nothing but its tombstone); unknown ones count as unchanged.
  */
 function eraseRecords<S extends Versioned>(table: Map<string, S>, organisationId: string, ids: Iterable<string>): WriteCounts {

@@ -1,5 +1,5 @@
 /**
- * Deleted means gone from the files too (DECISIONS §13, docs/api.md "Personal data"). A
+ * Deleted means gone from the files too (docs/api.md, "Personal data"). A
  * deleted employee or booking is deleted outright (sql-import-writer.ts), and on SQLite
  * every connection has `secure_delete` on (sqlite-store.ts), so the pages that held it are
  * zeroed; what can still hold its bytes is the write-ahead log, until a checkpoint copies

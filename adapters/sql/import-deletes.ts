@@ -2,8 +2,8 @@
  * The deletions of an import, and what `--prune` compares the file with
  * (scripts/import/prune.ts), for the SQL import writer (sql-import-writer.ts), inside its
  * transaction.
- * An employee or booking is deleted outright, an employee's bookings with them (DECISIONS
- * §13: a deleted record keeps only its id, organisation and deletion instant, which its
+ * An employee or booking is deleted outright, an employee's bookings with them (docs/api.md,
+ * "Personal data": a deleted record keeps only its id, organisation and deletion instant, which its
  * tombstone holds); the tombstones are written first, while what was listed can still be
  * seen (deletion-writes.ts). A closure day, no one's personal data, is marked deleted.
  */

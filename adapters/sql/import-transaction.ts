@@ -118,7 +118,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
     }),
   );
   await refreshStatistics(ctx);
-  // What the deleted records left in the files goes too (DECISIONS §13); a checkpoint
+  // What the deleted records left in the files goes too (docs/api.md, "Personal data"); a checkpoint
   // readers keep from finishing is owed, not waited for past the busy timeout.
   if (deletedAny) await scrubDeleted(ctx);
   return result;

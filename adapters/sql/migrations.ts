@@ -249,7 +249,7 @@ function moveTokensWhereAttached(statements: readonly string[]): (db: AnyDb) => 
   };
 }
 
-// When each client last obtained a token, for `credentials list` (DECISIONS §13): written at
+// When each client last obtained a token, for `credentials list` (docs/api.md, "Personal data"): written at
 // most once a minute per client (token-queries.ts). On SQLite the table is in the tokens
 // file, made when the file is attached (sqlite-store.ts), except under Deno.
 const CLIENT_USAGE: Record<Dialect, readonly string[]> = {
@@ -265,8 +265,8 @@ function clientUsage(caps: SqlCapabilities): (db: AnyDb) => Promise<void> {
   };
 }
 
-// A deleted employee or booking keeps nothing but what its tombstone holds (DECISIONS §13,
-// docs/api.md "Personal data"): imports now delete them outright, and the ones an earlier
+// A deleted employee or booking keeps nothing but what its tombstone holds (docs/api.md,
+// "Personal data"): imports now delete them outright, and the ones an earlier
 // version kept, soft-deleted with every field, go here, with the bookings of deleted
 // employees. Their tombstones (the deletions feed) stay. The same statements on both dialects.
 const DELETED_RECORDS_ERASED: readonly string[] = [

@@ -1,5 +1,5 @@
 /**
- * When an import's changes became visible (docs/api.md, "Incremental sync"; DECISIONS §6).
+ * When an import's changes became visible (docs/api.md, "Incremental sync").
  *
  * An import writes its records inside one transaction, stamped with the instant it
  * started; nobody sees them until it commits, seconds or minutes later. Had the records

@@ -228,7 +228,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("organisations").where("id", "=", id).execute();
           return contents;
         });
-        // Its people's records went with it: what they left in the files goes too (DECISIONS §13).
+        // Its people's records went with it: what they left in the files goes too (docs/api.md, "Personal data").
         if (gone !== null) await scrubDeleted(ctx);
         return gone;
       }),

@@ -91,7 +91,7 @@ export class SqlImportWriter implements ImportWriter {
   /**
    * Once the import's work is done, before it commits: the staged bookings written, and
    * the tombstones of records listed again taken away. A deleted employee or booking is
-   * gone from its table (DECISIONS §13), so one imported again is new to the table, not
+   * gone from its table (docs/api.md, "Personal data"), so one imported again is new to the table, not
    * revived; its tombstone is found here instead. Only tombstones are visited, each with
    * a lookup by key.
    */
@@ -112,7 +112,7 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   /**
-   * Deletes the employees and, with them, their bookings (DECISIONS §13: a deleted record
+   * Deletes the employees and, with them, their bookings (docs/api.md, "Personal data": a deleted record
    * keeps only its id, organisation and deletion instant, which its tombstone holds). The
    * tombstones are written first, while what was listed can still be seen.
    */

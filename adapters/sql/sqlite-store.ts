@@ -30,7 +30,7 @@ export function tokensFileOf(filename: string): string {
  * Access tokens, rate-limit events and when each client last obtained a token live in a
  * database file of their own beside the data, attached to every connection as `tokens`: SQLite lets one writer at a time write
  * a file, and an import holds the data file's lock for its whole run, so token requests,
- * which must write, would wait for it and fail after the busy timeout (DECISIONS §9:
+ * which must write, would wait for it and fail after the busy timeout (issue 23:
  * token issuance stays available while an import runs). Each file has its own lock. The
  * tables are found by their plain names: SQLite looks in `main` first, where migration
  * 0008 dropped them. They are made here, not by a migration, so that a data file restored
@@ -76,7 +76,7 @@ export function configureSqlite(database: { exec(sql: string): unknown }, option
   if (options.filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   database.exec("PRAGMA synchronous = NORMAL");
   database.exec("PRAGMA foreign_keys = ON");
-  // Deleted rows are overwritten with zeros, not left in free pages (DECISIONS §13; erasure.ts
+  // Deleted rows are overwritten with zeros, not left in free pages (docs/api.md, "Personal data"; erasure.ts
   // clears the write-ahead log). Before the attach: an attached file takes the main file's setting.
   database.exec("PRAGMA secure_delete = ON");
   attachTokensFile(database, options.filename);

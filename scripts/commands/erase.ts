@@ -1,6 +1,6 @@
 /**
  * `leaveapi erase --org ORG_ID --employee ID|EXTERNAL_ID [--yes]`: one person's data gone
- * at once, as an erasure request (GDPR Art. 17) asks (DECISIONS §13, docs/cli.md "erase").
+ * at once, as an erasure request (GDPR Art. 17) asks (docs/api.md, "Personal data"; docs/cli.md, "erase").
  * The employee and all their bookings are deleted in one import transaction, as a
  * `deleted: true` row deletes them: tombstones written so that syncing clients drop them,
  * nothing of them kept in the tables, and then what they left in the database's files

@@ -1,6 +1,6 @@
 /**
  * `--map FILE`: how another system's export is read (docs/cli.md, "Other systems'
- * exports"; DECISIONS §11). A JSON object of
+ * exports"). A JSON object of
  *
  * - `columns`: source column → field, or `null` to skip the column;
  * - `values`: field → {source value → value}; a value not listed passes through;

@@ -1,5 +1,5 @@
 /**
- * The problems an import found, kept within bounds (DECISIONS §11, docs/cli.md, "Errors
+ * The problems an import found, kept within bounds (docs/cli.md, "Errors
  * and transactions"): the first PROBLEMS_LISTED by line are listed, every one is counted,
  * and so is every row with one. A file of two million bad rows used to keep two million
  * lines of text and a set of their line numbers, and printed every one of them to stderr.

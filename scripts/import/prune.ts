@@ -1,5 +1,5 @@
 /**
- * `import --prune` (docs/cli.md, "Full exports: --prune"; DECISIONS §11): the file is the
+ * `import --prune` (docs/cli.md, "Full exports: --prune"): the file is the
  * complete set of its kind, so the organisation's live records it leaves out are
  * deleted, in the same transaction as the rest of the import. For leave the set is the
  * bookings starting within `--range FROM,TO`; bookings outside it are imported as usual

@@ -156,7 +156,7 @@ export function sweepDeletionsRegularly(options: DeletionSweepOptions): Sweeps {
 }
 
 /**
- * The checkpoint a deletion owes (DECISIONS §13), tried every half minute without waiting
+ * The checkpoint a deletion owes (docs/api.md, "Personal data"), tried every half minute without waiting
  * for other processes' readers or writer: a synchronous driver would wait with the whole
  * server. One that still cannot finish is tried again next time.
  */
