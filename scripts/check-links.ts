@@ -150,9 +150,21 @@ function linksOfMarkdown(root: string, file: string): DeadLink[] {
       const problem = checkTarget(root, file, target);
       if (problem !== null) dead.push({ file: relative(root, file), line, target, problem });
     }
+    // A repository file named in a code span (`lib/records.ts`) is a reference too: a
+    // rename must take it along. Only paths under the repository's own folders count, so
+    // an example file a command is given (a map, an export) is not one.
+    for (const span of text.matchAll(/(`+)(.+?)\1/g)) {
+      for (const m of span[2]!.matchAll(REPOSITORY_PATH)) {
+        if (!existsSync(join(root, m[1]!))) dead.push({ file: relative(root, file), line, target: m[1]!, problem: "no such file in the repository" });
+      }
+    }
   }
   return dead;
 }
+
+/** A path under one of the repository's own folders, with a file's extension. */
+const REPOSITORY_PATH =
+  /(?<![\w./-])((?:lib|server|adapters|scripts|test|testing|client|entry|bench|examples|deploy|bin)\/[\w./-]*\.(?:ts|mjs|md|json|sh))(?![\w/-])/g;
 
 /** The comment text of a source line, or `null` when it has none (a `//` inside a string may slip in: harmless here). */
 function commentOf(line: string, extension: string): string | null {

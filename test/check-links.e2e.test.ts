@@ -33,6 +33,8 @@ const FILES: Record<string, string> = {
     "`[in inline code](nowhere-either.md)`",
     "",
     `[ref]: ${DOCS}/also-missing.md`,
+    "",
+    `In code spans: \`lib/code${TS}\` resolves, \`lib/renamed${TS}\` is dead, \`leaveapi import --map bamboo.json\` is not the repository's.`,
   ].join("\n"),
   [GUIDE]: [
     "# The guide",
@@ -83,6 +85,7 @@ describe("findDeadLinks", () => {
       `README.md:7: ${GUIDE}#no-such-heading: no heading with the anchor #no-such-heading in ${GUIDE}`,
       "README.md:8: ../shared/spec.md: points outside the repository",
       `README.md:15: ${DOCS}/also-missing.md: no such file or directory`,
+      `README.md:17: lib/renamed${TS}: no such file in the repository`,
       `lib/code.ts:3: ${DOCS}/gone.md: no such file or directory`,
       `lib/code.ts:3: ${GUIDE}, "Paging": no heading or bold lead-in "Paging" in ${GUIDE}`,
       `lib/code.ts:3: ${GUIDE}#paging: no heading with the anchor #paging in ${GUIDE}`,
