@@ -12,6 +12,8 @@
  * levels chosen for pages made per request, gzip and br (adapters/zlib-encoders.ts).
  */
 
+import { utf8 } from "../lib/encoding.ts";
+
 export type ContentCoding = "gzip" | "br";
 
 /** Encodes a whole body. */
@@ -106,19 +108,7 @@ export async function encodeAnswer(res: Response, acceptEncoding: string | null,
   res.headers.append("Vary", "Accept-Encoding");
   const choice = chooseCoding(acceptEncoding, Object.keys(encoders) as ContentCoding[]);
   if (choice.coding === "identity") return res;
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const headers = res.headers;
-  if (bytes.byteLength < COMPRESS_MIN_BYTES && !choice.identityRefused) return new Response(bytes, { status: res.status, headers });
-  let coded: Uint8Array;
-  try {
-    coded = await encoders[choice.coding]!(bytes);
-  } catch {
-    // A coding that fails must not lose the answer: it goes uncoded.
-    return new Response(bytes, { status: res.status, headers });
-  }
-  headers.set("Content-Encoding", choice.coding);
-  headers.set("Content-Length", String(coded.byteLength));
-  return new Response(coded as Uint8Array<ArrayBuffer>, { status: res.status, headers });
+  return codedBody(new Uint8Array(await res.arrayBuffer()), choice.coding, choice.identityRefused, res.status, res.headers, encoders);
 }
 
 /**
@@ -126,21 +116,35 @@ export async function encodeAnswer(res: Response, acceptEncoding: string | null,
  * the same rules as encodeAnswer, straight from the text: no uncoded Response is made
  * first and read back. `Vary: Accept-Encoding` on every such answer.
  */
-export async function codedJson(status: number, text: string, acceptEncoding: string | null, encoders: Encoders): Promise<Response> {
+export function codedJson(status: number, text: string, acceptEncoding: string | null, encoders: Encoders): Response | Promise<Response> {
   const headers = new Headers({ "Content-Type": "application/json", Vary: "Accept-Encoding" });
   const choice = chooseCoding(acceptEncoding, Object.keys(encoders) as ContentCoding[]);
-  // Every character is at least a byte: a text this short is a body this short or longer.
-  if (choice.coding === "identity" || (text.length < COMPRESS_MIN_BYTES / 4 && !choice.identityRefused)) return new Response(text, { status, headers });
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength < COMPRESS_MIN_BYTES && !choice.identityRefused) return new Response(bytes, { status, headers });
+  // A UTF-16 unit is at most three UTF-8 bytes: a text this short is a body under the minimum.
+  if (choice.coding === "identity" || (text.length * 3 < COMPRESS_MIN_BYTES && !choice.identityRefused)) return new Response(text, { status, headers });
+  return codedBody(utf8(text), choice.coding, choice.identityRefused, status, headers, encoders);
+}
+
+/**
+ * `bytes` coded with `coding` when at least COMPRESS_MIN_BYTES or identity was refused,
+ * with Content-Encoding and Content-Length; else, or when the coding fails (it must not
+ * lose the answer), as they are.
+ */
+async function codedBody(
+  bytes: Uint8Array,
+  coding: ContentCoding,
+  identityRefused: boolean,
+  status: number,
+  headers: Headers,
+  encoders: Encoders,
+): Promise<Response> {
+  if (bytes.byteLength < COMPRESS_MIN_BYTES && !identityRefused) return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers });
   let coded: Uint8Array;
   try {
-    coded = await encoders[choice.coding]!(bytes);
+    coded = await encoders[coding]!(bytes);
   } catch {
-    // A coding that fails must not lose the answer: it goes uncoded.
-    return new Response(bytes, { status, headers });
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers });
   }
-  headers.set("Content-Encoding", choice.coding);
+  headers.set("Content-Encoding", coding);
   headers.set("Content-Length", String(coded.byteLength));
   return new Response(coded as Uint8Array<ArrayBuffer>, { status, headers });
 }
