@@ -59,16 +59,14 @@ async function startOfPage<K extends keyof SortKeyTypes>(
 }
 
 /**
- * One page: resumes after the cursor's position, fetches one record more than asked so
- * that `has_more` is exact, and signs the position of the last record returned. Throws a
- * 400 naming `cursor` for one this installation did not make for exactly this binding.
+ * The page of records after `start`'s position: one more fetched than asked so that
+ * `has_more` is exact, and the position of the last one returned signed as the next cursor.
  */
-export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
-  store: Pick<Store, "installationKey">,
+async function pageOfRecords<K extends keyof SortKeyTypes, T, J>(
   spec: KeysetPageSpec<K, T, J>,
+  { key, after }: { key: Uint8Array; after: KeysetPosition<K> | undefined },
 ): Promise<Page<J>> {
   const { binding, limit } = spec;
-  const { key, after } = await startOfPage(store, spec);
   const rows = await spec.fetch(after, limit + 1);
   const hasMore = rows.length > limit;
   const records = hasMore ? rows.slice(0, limit) : rows;
@@ -79,21 +77,19 @@ export async function readKeysetPage<K extends keyof SortKeyTypes, T, J>(
 /**
  * One page of a list as the JSON body the API answers: from the store's text of the list
  * (`Store.listText`) when `fetchText` is given and answers, else from its records as `spec`
- * says. The same bytes either way.
+ * says. The same bytes either way; the cursor is read once whichever answers.
  */
 export async function readListPage<K extends keyof SortKeyTypes, T, J>(
   store: Pick<Store, "installationKey">,
   spec: KeysetPageSpec<K, T, J>,
   fetchText: ((after: KeysetPosition<K> | undefined, limit: number) => Promise<ListText | null>) | undefined,
 ): Promise<RawJson<Page<J>>> {
-  if (fetchText) {
-    const { key, after } = await startOfPage(store, spec);
-    const text = await fetchText(after, spec.limit);
-    if (text) {
-      const next = text.hasMore && text.last ? JSON.stringify(encodeCursor(key, spec.binding, text.last, spec.mac)) : "null";
-      return new RawJson(`{"has_more":${text.hasMore},"next_cursor":${next},"data":${text.json}}`, text.count);
-    }
+  const start = await startOfPage(store, spec);
+  const text = fetchText && (await fetchText(start.after, spec.limit));
+  if (text) {
+    const next = text.hasMore && text.last ? JSON.stringify(encodeCursor(start.key, spec.binding, text.last, spec.mac)) : "null";
+    return new RawJson(`{"has_more":${text.hasMore},"next_cursor":${next},"data":${text.json}}`, text.count);
   }
-  const page = await readKeysetPage(store, spec);
+  const page = await pageOfRecords(spec, start);
   return RawJson.of(page, page.data.length);
 }
