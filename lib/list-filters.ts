@@ -101,11 +101,11 @@ export const LEAVE_FILTER_RULES: FilterRules<LeaveFilters, LeaveBookingRecord> =
   updated_since: (b, since) => b.updated_at >= since,
 };
 
-/** Whether `record` passes every optional filter given in `filters`, by `rules`. */
-export function passesFilters<F extends object, R>(rules: FilterRules<F, R>, filters: F, record: R): boolean {
+/** Whether a record passes every optional filter given in `filters`, by `rules`: the filters given are found once, not once a record. */
+export function filterPredicate<F extends object, R>(rules: FilterRules<F, R>, filters: F): (record: R) => boolean {
+  const given: [(record: R, value: unknown) => boolean, unknown][] = [];
   for (const [name, rule] of Object.entries(rules) as [keyof F & string, (record: R, value: unknown) => boolean][]) {
-    const value = filters[name];
-    if (value !== undefined && !rule(record, value)) return false;
+    if (filters[name] !== undefined) given.push([rule, filters[name]]);
   }
-  return true;
+  return (record) => given.every(([rule, value]) => rule(record, value));
 }

@@ -4,7 +4,7 @@
  * implementing Store over its own tables can follow them method by method. The filters
  * of a page are applied by their rules (lib/list-filters.ts), which is what each means.
  */
-import { EMPLOYEE_FILTER_RULES, LEAVE_FILTER_RULES, passesFilters } from "../../lib/list-filters.ts";
+import { EMPLOYEE_FILTER_RULES, filterPredicate, LEAVE_FILTER_RULES } from "../../lib/list-filters.ts";
 import type { EmployeeRecord, LeaveBookingRecord } from "../../lib/records.ts";
 import type { DeletionPageQuery, EmployeePageQuery, LeavePageQuery, Store } from "../../lib/store.ts";
 import type { StoredBooking, StoredEmployee } from "../../lib/store-contents.ts";
@@ -43,7 +43,7 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
       const { after } = q;
       return [...t().employees.values()]
         .filter((e) => e.organisation_id === q.organisationId && !e.deleted)
-        .filter((e) => passesFilters(EMPLOYEE_FILTER_RULES, q.filters, e))
+        .filter(filterPredicate(EMPLOYEE_FILTER_RULES, q.filters))
         .filter((e) => !after || isAfter(e.updated_at, e.id, after.updatedAt, after.id))
         .sort((a, b) => compare(a.updated_at, b.updated_at) || compare(a.id, b.id))
         .slice(0, q.limit)
@@ -61,6 +61,7 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
       const { after } = q;
       const typeOf = (b: StoredBooking) => t().leaveTypes.get(keyOf(b.organisation_id, b.leave_type_id));
       const records: LeaveBookingRecord[] = [];
+      const passes = filterPredicate(LEAVE_FILTER_RULES, q.filters);
       for (const b of t().bookings.values()) {
         if (b.organisation_id !== q.organisationId || b.deleted) continue;
         if (b.start_date > q.filters.to || b.end_date < q.filters.from) continue;
@@ -70,7 +71,7 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
         const { organisation_id: _o, deleted: _d, leave_type_id: _t, ...booking } = b;
         const { organisation_id: _to, ...leave_type } = type;
         const record = { ...booking, leave_type };
-        if (passesFilters(LEAVE_FILTER_RULES, q.filters, record)) records.push(record);
+        if (passes(record)) records.push(record);
       }
       return records.sort((a, b) => compare(a.start_date, b.start_date) || compare(a.id, b.id)).slice(0, q.limit);
     },
