@@ -62,7 +62,7 @@ const TO_JSON = {
 } satisfies Partial<Record<FieldKind, (value: unknown) => unknown>>;
 
 /** The JSON of a record of these fields, for the records no page shapes by the hundred: a new object, its fields in API order. */
-function jsonShaper<F extends FieldSpecs>(fields: F): (source: JsonSource<F>) => JsonOf<F> {
+export function jsonShaper<F extends FieldSpecs>(fields: F): (source: JsonSource<F>) => JsonOf<F> {
   const steps = apiKeys(fields).map((key) => {
     const kind = fields[key]!.kind;
     return [key, kind in TO_JSON ? TO_JSON[kind as keyof typeof TO_JSON] : null] as const;
@@ -92,7 +92,13 @@ function compiledJsonShaper<F extends FieldSpecs>(fields: F): (source: JsonSourc
     converters.push(TO_JSON[kind as keyof typeof TO_JSON]);
     return `${name}: t[${converters.length - 1}](r[${name}])`;
   });
-  return new Function("t", `return (r) => ({ ${members.join(", ")} });`)(converters);
+  try {
+    return new Function("t", `return (r) => ({ ${members.join(", ")} });`)(converters);
+  } catch {
+    // A host that refuses code generation (Node's --disallow-code-generation-from-strings,
+    // a Content-Security-Policy without 'unsafe-eval') gets the same JSON from the loop.
+    return jsonShaper(fields);
+  }
 }
 
 /** An employee's JSON: every field of EMPLOYEE_FIELDS the API shows, in its order. */

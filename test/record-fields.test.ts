@@ -20,7 +20,7 @@ import {
   recordColumns,
   type FieldSpecs,
 } from "../lib/record-fields.ts";
-import { closureHolidayEntry, employeeJson, leaveBookingJson, publicHolidayEntry } from "../lib/records.ts";
+import { closureHolidayEntry, employeeJson, jsonShaper, leaveBookingJson, publicHolidayEntry } from "../lib/records.ts";
 import { quickBookingFields } from "../scripts/import/booking-fields.ts";
 import { publicFields } from "../scripts/import/holiday-rows.ts";
 import { createRecordNormaliser } from "../scripts/import/normalise-records.ts";
@@ -33,6 +33,13 @@ describe("the JSON shapes follow the declarations' API order", () => {
   test("employee", () => {
     const json = employeeJson(anEmployee());
     expect(Object.keys(json)).toEqual(apiKeys(EMPLOYEE_FIELDS));
+  });
+
+  test("employee, compiled or by the loop a host without code generation gets: the same text", () => {
+    const loop = jsonShaper(EMPLOYEE_FIELDS);
+    for (const e of [anEmployee(), anEmployee({ first_name: 'Zoë "Z"', department: null, updated_at: 1_772_357_400_123 })]) {
+      expect(JSON.stringify(loop(e))).toBe(JSON.stringify(employeeJson(e)));
+    }
   });
 
   test("leave booking, and the leave type it embeds", () => {
