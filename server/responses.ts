@@ -3,7 +3,6 @@
  * place an `ApiError` becomes a JSON body.
  */
 import { ApiError } from "../lib/errors.ts";
-import { RawJson } from "../lib/raw-json.ts";
 import { holdsSecretMarker } from "../lib/url-credentials.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -18,9 +17,9 @@ export function requestIdFor(req: Pick<Request, "headers">): string {
   return incoming !== null && REQUEST_ID_PATTERN.test(incoming) && !holdsSecretMarker(incoming) ? incoming : crypto.randomUUID();
 }
 
-/** A JSON answer: the value serialized here, or a body the operation already wrote (`RawJson`, lib/raw-json.ts) sent as it is. */
+/** A JSON answer, the value serialized here (a data page, already text, goes through codedJson: compression.ts). */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(body instanceof RawJson ? body.text : JSON.stringify(body), {
+  return new Response(JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
   });
