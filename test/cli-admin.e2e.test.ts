@@ -5,10 +5,15 @@
  * that a running server honours, idempotent verbs, clean usage errors, each subcommand's
  * own help, and `serve --demo` revoking the demo credentials of earlier starts.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { SQLITE } from "../adapters/sql/capabilities.ts";
+import { schemaMigrations } from "../adapters/sql/migrations.ts";
 import { runCli, runJson, scratchDir, startServer } from "./cli-harness.ts";
+
+const LAST_MIGRATION = Object.keys(schemaMigrations(SQLITE)).at(-1);
 
 let scratch: ReturnType<typeof scratchDir>;
 let db: string[];
@@ -219,8 +224,21 @@ describe("migrate", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toStartWith(`created the schema in ${file} (`);
     const second = await runJson<{ created: boolean; applied: string[] }>(["--db", file, "migrate"]);
-    expect(second).toMatchObject({ created: false, applied: [] });
+    expect(second).toMatchObject({ created: false, applied: [], bodies_rewritten: false });
     expect((await runCli(["--db", file, "migrate"])).stdout).toContain("is up to date");
+  });
+
+  test("a database whose kept JSON an earlier field list wrote: migrate says it wrote it again, and then that nothing is left", async () => {
+    const file = join(scratch.dir, "older-bodies.sqlite");
+    expect((await runCli(["--db", file, "migrate"])).code).toBe(0);
+    const sqlite = new Database(file);
+    sqlite.run("update installation set value = 'an older field list' where name = 'bodies_version'");
+    sqlite.close();
+    const rewritten = await runCli(["--db", file, "migrate"]);
+    expect(rewritten.stdout).toBe(
+      `the schema of ${file} is up to date (${LAST_MIGRATION}); wrote every record's kept JSON again (what a record's JSON holds has changed)\n`,
+    );
+    expect(await runJson(["--db", file, "migrate"])).toMatchObject({ applied: [], bodies_rewritten: false });
   });
 });
 

@@ -70,10 +70,15 @@ async function renderTable<R extends { id: string }>(
   }
 }
 
+/** Whether the kept bodies were written for this version (a migrated database's `installation` row says). */
+export async function bodiesAreCurrent(db: Kysely<Tables>): Promise<boolean> {
+  const stored = await db.selectFrom("installation").select("value").where("name", "=", BODIES_VERSION_ROW).executeTakeFirst();
+  return stored?.value === BODIES_VERSION;
+}
+
 /** Writes every live body again when they were written for another version; says how many it wrote. */
 export async function renderBodies(db: Kysely<Tables>): Promise<number> {
-  const stored = await db.selectFrom("installation").select("value").where("name", "=", BODIES_VERSION_ROW).executeTakeFirst();
-  if (stored?.value === BODIES_VERSION) return 0;
+  if (await bodiesAreCurrent(db)) return 0;
   const employees = await renderTable(db, "employees", EMPLOYEE_COLUMNS, (row: EmployeeRow) => employeeBody(toEmployee(row)));
   const bookings = await renderTable(db, "leave_bookings", LEAVE_BOOKING_COLUMNS, (row: LeaveRow) => leaveBody(toLeaveBooking(row, NO_TYPE)));
   await db.transaction().execute(async (tx) => {

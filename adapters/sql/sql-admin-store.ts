@@ -10,7 +10,7 @@ import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-c
 import { schemaMigrations } from "./migrations.ts";
 import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
 import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
-import { renderBodies } from "./render-bodies.ts";
+import { bodiesAreCurrent, renderBodies } from "./render-bodies.ts";
 import { employeeForErasure, scrubDeleted } from "./erasure.ts";
 import { runImport } from "./import-transaction.ts";
 import { createSqlStore } from "./sql-store.ts";
@@ -88,13 +88,16 @@ export async function clientsLastUsed(store: SqlAdminStore): Promise<Map<string,
  * Which of the executable's migrations the database has run, and which it has not, without
  * running any: `leaveapi migrate` says from it whether it created the schema or upgraded it.
  */
-export async function migrationStatusOf(store: SqlAdminStore): Promise<{ applied: string[]; pending: string[] }> {
+export async function migrationStatusOf(store: SqlAdminStore): Promise<{ applied: string[]; pending: string[]; bodiesStale: boolean }> {
   const migrator = migrators.get(store);
   if (!migrator) throw new Error("Not a store opened by openSqlAdminStore.");
   const migrations = await migrator.getMigrations();
+  const applied = migrations.filter((m) => m.executedAt !== undefined).map((m) => m.name);
   return {
-    applied: migrations.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    applied,
     pending: migrations.filter((m) => m.executedAt === undefined).map((m) => m.name),
+    // Whether migrate will write the kept JSON bodies again (render-bodies.ts); a new database has none to write.
+    bodiesStale: applied.length > 0 && !(await bodiesAreCurrent(sqlConnectionOf(store))),
   };
 }
 

@@ -16,19 +16,23 @@ scripts.`,
   async run(ctx) {
     parseCommandArgs(ctx.args, {}, USAGE);
     const location = locateStore(ctx.global, ctx.io.env);
-    let before = { applied: [] as string[], pending: [] as string[] };
+    let before = { applied: [] as string[], pending: [] as string[], bodiesStale: false };
     const store = await openMigratedStore(ctx, async (opened) => {
       before = await migrationStatusOf(opened);
     });
     await store.close();
     const created = before.applied.length === 0;
     const applied = before.pending;
-    report(ctx, { database: location.kind, location: location.label, migrated: true, created, applied }, () =>
+    const bodiesRewritten = before.bodiesStale;
+    const bodies = bodiesRewritten ? "; wrote every record's kept JSON again (what a record's JSON holds has changed)" : "";
+    report(ctx, { database: location.kind, location: location.label, migrated: true, created, applied, bodies_rewritten: bodiesRewritten }, () =>
       created
         ? `created the schema in ${location.label} (${applied.length} migrations, up to ${applied.at(-1)})`
         : applied.length > 0
-          ? `upgraded the schema of ${location.label}: ran ${applied.join(", ")}`
-          : `the schema of ${location.label} is up to date (${before.applied.at(-1)}); nothing to do`,
+          ? `upgraded the schema of ${location.label}: ran ${applied.join(", ")}${bodies}`
+          : bodiesRewritten
+            ? `the schema of ${location.label} is up to date (${before.applied.at(-1)})${bodies}`
+            : `the schema of ${location.label} is up to date (${before.applied.at(-1)}); nothing to do`,
     );
   },
 };
