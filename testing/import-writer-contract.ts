@@ -100,6 +100,26 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
     );
 
     test(
+      "in an import that began with none, a record written again by a later batch counts as updated, and in one written and deleted, as created",
+      withStore(async (store) => {
+        await seed(store, [], []);
+        const written = await store.runImport(async (w) => [
+          await w.upsertEmployees(ORG, [employee(E1, { first_name: "Ada" }), employee(E2)], U[1]),
+          await w.upsertEmployees(ORG, [employee(E1, { first_name: "Augusta" })], U[1]),
+          await w.upsertEmployees(ORG, [employee(E2)], U[1]),
+          await w.upsertLeaveBookings(ORG, [booking(K1, E1)], U[1]),
+          await w.upsertLeaveBookings(ORG, [booking(K1, E1, { status: "cancelled", cancelled_at: T0 })], U[1]),
+          await w.deleteLeaveBookings(ORG, [K1], U[1]),
+          await w.upsertLeaveBookings(ORG, [booking(K1, E1)], U[1]),
+        ]);
+        const expected = [{ created: 2 }, { updated: 1 }, { unchanged: 1 }, { created: 1 }, { updated: 1 }, { deleted: 1 }, { created: 1 }];
+        expect(written).toEqual(expected.map(counts));
+        expect((await store.listEmployees({ organisationId: ORG, filters: {}, limit: 10 })).map((e) => e.first_name).sort()).toEqual(["Ada", "Augusta"]);
+        expect((await allLeave(store)).map((b) => [b.id, b.status])).toEqual([[K1, "approved"]]);
+      }),
+    );
+
+    test(
       "deleteEmployees soft-deletes live employees; unknown and deleted ids count as unchanged",
       withStore(async (store) => {
         await seed(store, [employee(E1), employee(E2)], []);
@@ -345,9 +365,13 @@ export function runImportWriterCases(framework: ContractFramework, withStore: Wi
             store.runImport(async (w) => {
               await w.upsertEmployees(ORG, [employee(E2)], U[2]);
               await w.upsertLeaveBookings(ORG, [refused], U[2]);
+              await w.upsertLeaveBookings(ORG, [booking(K2, E1)], U[2]);
+              await w.upsertEmployees(ORG, [employee(E3)], U[2]);
             }),
           );
-          expect(rejected).toBeTruthy();
+          // The refused write's own error, even where the import went on while it ran (Postgres).
+          const message = String((rejected as Error).message);
+          expect({ message, namesTheReference: /foreign key|no employee|no leave type/i.test(message) }).toMatchObject({ namesTheReference: true });
           expect(await store.findEmployee(ORG, E2)).toBeNull();
           expect(await allLeave(store)).toEqual([]);
         }

@@ -30,6 +30,12 @@ export interface SqlCapabilities {
    * and reads the context and then the page's rows.
    */
   leavePageInOneRow: boolean;
+  /**
+   * Whether an import leaves each batch's writes running while it reads and checks the
+   * next rows (changed-rows.ts, `writeBehind`): on Postgres the server writes while the
+   * import works; SQLite writes in the import's own thread, so there is nothing to overlap.
+   */
+  writesBehind: boolean;
 }
 
 export const SQLITE: SqlCapabilities = {
@@ -39,6 +45,7 @@ export const SQLITE: SqlCapabilities = {
   advisoryLocks: false,
   importRows: { read: 255, write: 1, stage: 13 },
   leavePageInOneRow: false,
+  writesBehind: false,
 };
 export const POSTGRES: SqlCapabilities = {
   dialect: "postgres",
@@ -47,4 +54,5 @@ export const POSTGRES: SqlCapabilities = {
   advisoryLocks: true,
   importRows: { read: 400, write: 400, stage: null },
   leavePageInOneRow: true,
+  writesBehind: true,
 };

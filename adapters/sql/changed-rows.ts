@@ -13,12 +13,16 @@ import type { WriteCounts } from "../../lib/admin-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { CompiledQueries, rawQuery } from "./compiled-queries.ts";
 import { contentDigest } from "./content-digest.ts";
+import { IdFingerprints } from "./id-fingerprints.ts";
 import { CACHED_PLACEHOLDER_LIMIT } from "./fast-paths.ts";
 import { StagedInserts } from "./staged-inserts.ts";
 import type { Tables } from "./tables.ts";
 
 /** Rows an import reads or writes a statement at a time where the dialect does not say (`importRows`). */
 const BATCH = 400;
+
+/** The most ids of rows written to a table that began empty that an import keeps (`writtenToEmpty`); as many as it stages (staged-inserts.ts). */
+const WRITTEN_LIMIT = 1_000_000;
 
 /** Counts of nothing yet. */
 export const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
@@ -44,6 +48,14 @@ export class ChangedRows {
   private bookingStage: StagedInserts | null = null;
   /** By table and organisation, whether it had no rows when this import first wrote there (`startedEmpty`). */
   private readonly emptyAtStart = new Map<string, boolean>();
+  /**
+   * By table and organisation, where it had no rows when this import began and its new
+   * rows are written at once (not staged): the ids written since. A batch none of whose
+   * ids it may hold has nothing stored to look up; null once it holds too many to keep.
+   */
+  private readonly writtenToEmpty = new Map<string, IdFingerprints | null>();
+  /** The write left running while the import reads on (`caps.writesBehind`); `settle` waits for it. */
+  private running: Promise<void> | null = null;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -123,12 +135,17 @@ export class ChangedRows {
       }
     };
     const stage = this.stageFor(table, names);
-    const startedEmpty = stage !== null && (await this.startedEmpty(table, organisationId));
+    await this.settle();
+    const startedEmpty = await this.startedEmpty(table, organisationId);
+    const key = `${table}|${organisationId}`;
     for (const batch of chunks(unique, this.caps.importRows.read)) {
       if (stage && batch.some((r) => stage.mayHold(r.id))) await stage.flush();
       const digested = batch.map((r) => ({ row: r, id: r.id, digest: contentDigest(r, this.sha256Hex) }));
-      // Every row of the organisation is then a staged one, and none of these ids is staged.
-      const nothingStored = startedEmpty && !stage!.flushedAny;
+      // Staged: every row of the organisation is then a staged one, and none of these ids
+      // is staged. Written at once: none of these ids was written by this import.
+      const nothingStored = stage ? startedEmpty && !stage.flushedAny : this.noneWritten(key, startedEmpty, batch);
+      // What the last batch wrote is seen, and its error, if any, is the one thrown.
+      await this.settle();
       const { created, changed, unchanged, revived: back } = await this.classify(table, organisationId, digested, nothingStored);
       revived.push(...back);
       counts.created += created.length;
@@ -148,16 +165,67 @@ export class ChangedRows {
           valuesOf(created),
         );
         await write("upsert", changed);
-      } else if (this.caps.advisoryLocks) await write("upsert", [...created, ...changed]);
-      else {
-        // Where the transaction makes check-then-insert atomic (SQLite), the new rows are
-        // plainly inserted, which SQLite does in about half the time of an upsert.
-        await write("insert", created);
-        await write("upsert", changed);
+        await afterWrite?.();
+        continue;
       }
-      await afterWrite?.();
+      this.noteWritten(key, created);
+      await this.writeBehind(async () => {
+        if (this.caps.advisoryLocks) await write("upsert", [...created, ...changed]);
+        else {
+          // Where the transaction makes check-then-insert atomic (SQLite), the new rows are
+          // plainly inserted, which SQLite does in about half the time of an upsert.
+          await write("insert", created);
+          await write("upsert", changed);
+        }
+        await afterWrite?.();
+      });
     }
     return { counts, written, revived };
+  }
+
+  /**
+   * Waits for the write left running, if any, and throws what it threw. Every statement
+   * of the import's connection other than that write waits for it first (SqlImportWriter
+   * sees to it), so that the import's first error is the one reported, not Postgres's
+   * "current transaction is aborted" of the statement after it.
+   */
+  async settle(): Promise<void> {
+    const running = this.running;
+    this.running = null;
+    await running;
+  }
+
+  /**
+   * Runs `work`, the writes of one batch, after the last batch's. Where the dialect pays a
+   * round trip per statement (`caps.writesBehind`), it is left running while the import
+   * goes on reading, checking and digesting the next rows, so that the server's work and
+   * the import's own overlap instead of taking turns.
+   */
+  private async writeBehind(work: () => Promise<void>): Promise<void> {
+    await this.settle();
+    const running = work();
+    if (!this.caps.writesBehind) return running;
+    // `settle` awaits it; caught here too only so that a rollback for another reason does not report it as unhandled.
+    running.catch(() => {});
+    this.running = running;
+  }
+
+  /**
+   * Whether `table` had no rows of the organisation when this import began and none of
+   * `rows`' ids was written since: then none is stored (`writtenToEmpty`).
+   */
+  private noneWritten(key: string, startedEmpty: boolean, rows: readonly { id: string }[]): boolean {
+    if (!this.writtenToEmpty.has(key)) this.writtenToEmpty.set(key, startedEmpty ? new IdFingerprints() : null);
+    const ids = this.writtenToEmpty.get(key);
+    return ids !== null && ids !== undefined && !rows.some((r) => ids.mayHold(r.id));
+  }
+
+  private noteWritten(key: string, rows: readonly { id: string }[]): void {
+    const ids = this.writtenToEmpty.get(key);
+    if (!ids) return;
+    for (const r of rows) ids.add(r.id);
+    // Past this many, rows are looked up again: the set's memory is bounded, as the stage's is.
+    if (ids.size > WRITTEN_LIMIT) this.writtenToEmpty.set(key, null);
   }
 
   /**
@@ -191,6 +259,7 @@ export class ChangedRows {
 
   /** Inserts the staged new bookings, if any (SqlImportWriter's `flushStaged` says when). */
   async flushStaged(): Promise<void> {
+    await this.settle();
     await this.bookingStage?.flush();
   }
 

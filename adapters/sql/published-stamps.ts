@@ -63,6 +63,16 @@ export class ImportStamps {
     this.startedAt = now();
   }
 
+  /** The organisations this import has written to (asked a stamp for). */
+  writtenOrganisations(): string[] {
+    return [...this.organisations.keys()];
+  }
+
+  /** Whether the organisation has its stamps already: then `stampFor` runs no statement. */
+  knows(organisationId: string): boolean {
+    return this.organisations.has(organisationId);
+  }
+
   /**
    * The stamp this import writes the organisation's records with for the caller's `now`:
    * `now` itself, unless the organisation already published that instant or a later one
@@ -71,11 +81,6 @@ export class ImportStamps {
    * (SQLite's import holds the data file's one write lock from its start: beginImport in
    * import-transaction.ts).
    */
-  /** The organisations this import has written to (asked a stamp for). */
-  writtenOrganisations(): string[] {
-    return [...this.organisations.keys()];
-  }
-
   async stampFor(organisationId: string, now: number): Promise<number> {
     let organisation = this.organisations.get(organisationId);
     if (!organisation) {

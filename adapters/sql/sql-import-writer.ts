@@ -61,7 +61,8 @@ export class SqlImportWriter implements ImportWriter {
   private readonly columns;
 
   constructor(
-    private readonly db: Kysely<Tables>,
+    /** The import's connection: reached through `idle` but by the writes changedRows leaves running. */
+    private readonly conn: Kysely<Tables>,
     caps: SqlCapabilities,
     boolValue: (b: boolean) => boolean | number,
     /** The stamp each organisation's records are written with, and its publication (published-stamps.ts). */
@@ -69,7 +70,7 @@ export class SqlImportWriter implements ImportWriter {
     /** The store's SHA-256, which content digests are made with (content-digest.ts). */
     sha256Hex: Sha256Hex,
   ) {
-    this.changedRows = new ChangedRows(db, caps, sha256Hex);
+    this.changedRows = new ChangedRows(conn, caps, sha256Hex);
     this.columns = {
       employees: withRenderedBody(columnWriter(EMPLOYEE_FIELDS, boolValue), employeeBody),
       bookings: withRenderedBody(columnWriter(LEAVE_BOOKING_FIELDS, boolValue), leaveBody),
@@ -77,6 +78,25 @@ export class SqlImportWriter implements ImportWriter {
       leaveTypes: columnWriter(LEAVE_TYPE_FIELDS, boolValue),
     };
   }
+
+  /**
+   * The import's connection, once the write changedRows left running has ended
+   * (changed-rows.ts, `settle`): every statement of the writer but those writes waits for
+   * it, so that a failed write's own error is the one the import reports.
+   */
+  private async idle(): Promise<Kysely<Tables>> {
+    await this.changedRows.settle();
+    return this.conn;
+  }
+
+  /** The organisation's stamp for `asked` (published-stamps.ts); its first needs statements, which wait as `idle` says. */
+  private async stampFor(organisationId: string, asked: number): Promise<number> {
+    if (!this.stamps.knows(organisationId)) await this.idle();
+    return this.stamps.stampFor(organisationId, asked);
+  }
+
+  /** By organisation, the longest booking span this import has made sure of (`widenLeaveSpan`). */
+  private readonly spans = new Map<string, number>();
 
   /**
    * Inserts the staged new bookings: before a soft delete of bookings (which must see
@@ -96,15 +116,16 @@ export class SqlImportWriter implements ImportWriter {
    * a lookup by key.
    */
   async finish(organisationIds: readonly string[]): Promise<void> {
+    const db = await this.idle();
     await this.flushStaged();
-    for (const org of organisationIds) await new DeletionWrites(this.db, org).showListedAgain();
+    for (const org of organisationIds) await new DeletionWrites(db, org).showListedAgain();
   }
 
   /** Whether this import deleted any employee or booking: then the space they held is scrubbed after the commit. */
   deletedAny = false;
 
   async upsertEmployees(organisationId: string, rows: EmployeeInput[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const now = await this.stampFor(organisationId, asked);
     // A deleted employee is gone from the table (deleteEmployees), so one imported again is
     // new; its tombstone goes in `finish`.
     const { counts } = await this.changedRows.write("employees", organisationId, rows, now, this.columns.employees);
@@ -117,9 +138,10 @@ export class SqlImportWriter implements ImportWriter {
    * tombstones are written first, while what was listed can still be seen.
    */
   async deleteEmployees(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const db = await this.idle();
+    const now = await this.stampFor(organisationId, asked);
     await this.flushStaged();
-    return this.noted(await deleteEmployeesOutright(this.db, organisationId, ids, now));
+    return this.noted(await deleteEmployeesOutright(db, organisationId, ids, now));
   }
 
   /** Counts that say whether anything was deleted, which `deletedAny` remembers. */
@@ -129,9 +151,10 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {
+    const db = await this.idle();
     const facts = new Map<string, EmployeeCalendarFacts>();
     for (const batch of chunks([...new Set(ids)])) {
-      const rows = await this.db
+      const rows = await db
         .selectFrom("employees")
         .select(["id", "department", "holiday_calendar"])
         .where("organisation_id", "=", organisationId)
@@ -144,10 +167,11 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertLeaveTypes(organisationId: string, types: LeaveTypeRecord[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const db = await this.idle();
+    const now = await this.stampFor(organisationId, asked);
     const counts = noCounts();
     for (const t of lastById(types)) {
-      const stored = await this.db
+      const stored = await db
         .selectFrom("leave_types")
         .select(LEAVE_TYPE_COLUMNS)
         .where("organisation_id", "=", organisationId)
@@ -160,11 +184,11 @@ export class SqlImportWriter implements ImportWriter {
       if (stored) {
         counts.updated++;
         // A type that stops or starts being annual hides or shows its bookings (lib/store.ts, `listDeletions`).
-        const deletions = new DeletionWrites(this.db, organisationId);
+        const deletions = new DeletionWrites(db, organisationId);
         const wasAnnual = stored.category === "annual";
         if (wasAnnual && t.category !== "annual") await deletions.hidingBookingsOfType(t.id, now);
         const { id: _id, ...content } = this.columns.leaveTypes(t);
-        await this.db
+        await db
           .updateTable("leave_types")
           .set({ ...content, updated_at: now })
           .where("organisation_id", "=", organisationId)
@@ -172,7 +196,7 @@ export class SqlImportWriter implements ImportWriter {
           .execute();
         // Bookings embed their leave type, so what a client sees of them changed too
         // (docs/api.md, "Incremental sync").
-        await this.db
+        await db
           .updateTable("leave_bookings")
           .set({ updated_at: now })
           .where("organisation_id", "=", organisationId)
@@ -181,7 +205,7 @@ export class SqlImportWriter implements ImportWriter {
         if (!wasAnnual && t.category === "annual") await deletions.shownBookingsOfType(t.id);
       } else {
         counts.created++;
-        await this.db
+        await db
           .insertInto("leave_types")
           .values({ organisation_id: organisationId, ...this.columns.leaveTypes(t), updated_at: now })
           .execute();
@@ -191,7 +215,7 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async upsertLeaveBookings(organisationId: string, rows: LeaveBookingInput[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const now = await this.stampFor(organisationId, asked);
     const { counts, written } = await this.changedRows.write(
       "leave_bookings",
       organisationId,
@@ -214,7 +238,7 @@ export class SqlImportWriter implements ImportWriter {
    * deleted, as in most organisations; then nothing is read before the write.
    */
   private watchVisibility(organisationId: string, now: number) {
-    const deletions = new DeletionWrites(this.db, organisationId);
+    const deletions = new DeletionWrites(this.conn, organisationId);
     let mayHide: Promise<boolean> | undefined;
     return async (changed: string[], revived: string[]) => {
       mayHide ??= deletions.bookingsMayBeHidden();
@@ -231,9 +255,16 @@ export class SqlImportWriter implements ImportWriter {
     };
   }
 
-  /** Keeps the longest booking span, which bounds the overlap scan from below. It only grows. */
+  /**
+   * Keeps the longest booking span, which bounds the overlap scan from below. It only
+   * grows; a span no longer than one this import made sure of writes nothing, so that
+   * most batches send no statement of their own after their writes.
+   */
   private async widenLeaveSpan(organisationId: string, days: number): Promise<void> {
-    await this.db
+    if (days <= (this.spans.get(organisationId) ?? 0)) return;
+    this.spans.set(organisationId, days);
+    const db = await this.idle();
+    await db
       .insertInto("leave_spans")
       .values({ organisation_id: organisationId, max_span_days: days })
       .onConflict((oc) => oc.column("organisation_id").doUpdateSet({ max_span_days: days }).where("leave_spans.max_span_days", "<", days))
@@ -241,53 +272,55 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async deleteLeaveBookings(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const db = await this.idle();
+    const now = await this.stampFor(organisationId, asked);
     await this.flushStaged();
-    return this.noted(await deleteBookingsOutright(this.db, organisationId, ids, now));
+    return this.noted(await deleteBookingsOutright(db, organisationId, ids, now));
   }
 
   async upsertClosureDays(organisationId: string, rows: ClosureDayInput[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
+    const now = await this.stampFor(organisationId, asked);
     const { counts } = await this.changedRows.write("closure_days", organisationId, rows, now, this.columns.closureDays);
     return counts;
   }
 
   async deleteClosureDays(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {
-    const now = await this.stamps.stampFor(organisationId, asked);
-    return softDeleteClosures(this.db, organisationId, ids, now);
+    const db = await this.idle();
+    const now = await this.stampFor(organisationId, asked);
+    return softDeleteClosures(db, organisationId, ids, now);
   }
 
   async replacePublicHolidays(organisationId: string, calendar: string, year: number, rows: { date: string; name: string }[]): Promise<void> {
-    await this.db
-      .deleteFrom("public_holidays")
-      .where("organisation_id", "=", organisationId)
-      .where("calendar", "=", calendar)
-      .where("year", "=", year)
-      .execute();
+    const db = await this.idle();
+    await db.deleteFrom("public_holidays").where("organisation_id", "=", organisationId).where("calendar", "=", calendar).where("year", "=", year).execute();
     for (const batch of chunks(rows)) {
-      await this.db
+      await db
         .insertInto("public_holidays")
         .values(batch.map((r) => ({ organisation_id: organisationId, calendar, year, date: r.date, name: r.name })))
         .execute();
     }
   }
 
-  listClosureDays(organisationId: string, from: string, to: string) {
-    return listClosureDaysOn(this.db, organisationId, from, to);
+  async listClosureDays(organisationId: string, from: string, to: string) {
+    const db = await this.idle();
+    return listClosureDaysOn(db, organisationId, from, to);
   }
 
-  listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number) {
-    return listImportedPublicHolidaysOn(this.db, organisationId, calendars, fromYear, toYear);
+  async listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number) {
+    const db = await this.idle();
+    return listImportedPublicHolidaysOn(db, organisationId, calendars, fromYear, toYear);
   }
 
   async countLive(organisationId: string, scope: PruneScope): Promise<number> {
+    const db = await this.idle();
     if (scope.record === "booking") await this.flushStaged();
-    return countLiveRecords(this.db, organisationId, scope);
+    return countLiveRecords(db, organisationId, scope);
   }
 
   async liveIds(organisationId: string, scope: PruneScope, after: string | null, limit: number): Promise<string[]> {
+    const db = await this.idle();
     // The staged new bookings are written first, so that they are among the live ones.
     if (scope.record === "booking") await this.flushStaged();
-    return liveRecordIds(this.db, organisationId, scope, after, limit);
+    return liveRecordIds(db, organisationId, scope, after, limit);
   }
 }

@@ -17,10 +17,12 @@
 import { sql, type Kysely } from "kysely";
 import { rawQuery, type CompiledQueries } from "./compiled-queries.ts";
 import { withPageCache } from "./fast-paths.ts";
+import { IdFingerprints } from "./id-fingerprints.ts";
 import type { Tables } from "./tables.ts";
 
 export class StagedInserts {
-  private readonly fingerprints = new FingerprintSet();
+  /** The staged ids (id-fingerprints.ts), the one thing held in memory for each. */
+  private readonly fingerprints = new IdFingerprints();
   private created = false;
   /** Whether any staged row was inserted into the table yet. */
   flushedAny = false;
@@ -40,7 +42,7 @@ export class StagedInserts {
 
   /** Whether a row with this id may be staged (a false "yes" costs an early flush, never a wrong row). */
   mayHold(id: string): boolean {
-    return this.fingerprints.has(fingerprint(id));
+    return this.fingerprints.mayHold(id);
   }
 
   /** Stages rows given as `columns.length` values each, in order. */
@@ -52,7 +54,7 @@ export class StagedInserts {
       await sql`create temp table if not exists ${sql.id(this.staging)} (${columns})`.execute(this.db);
       this.created = true;
     }
-    for (const id of ids) this.fingerprints.add(fingerprint(id));
+    for (const id of ids) this.fingerprints.add(id);
     const width = this.columns.length;
     for (let start = 0; start < ids.length; start += this.rowsPerStatement) {
       const rows = Math.min(this.rowsPerStatement, ids.length - start);
@@ -131,68 +133,10 @@ const REBUILD_MIN_ROWS = 10_000;
 
 /**
  * The most rows staged at once: their fingerprints are the one thing held in memory for
- * each (16 bytes), and an import's memory must not grow with its file (docs/cli.md, "import").
+ * each (id-fingerprints.ts), and an import's memory must not grow with its file (docs/cli.md, "import").
  * A larger import is inserted in sorted runs of this many.
  */
 const STAGE_LIMIT = 1_000_000;
 
 /** The page cache while staged rows are sorted, in KiB, and with it the sorter's memory. */
 const SORT_CACHE_KIB = 8 * 1024;
-
-const INITIAL_SLOTS = 1 << 10;
-
-/**
- * The fingerprints of the staged ids: an open-addressing hash set of numbers in a
- * Float64Array, 16 bytes a row at most, several times less than a Set of the same numbers.
- */
-class FingerprintSet {
-  private slots = new Float64Array(INITIAL_SLOTS);
-  size = 0;
-
-  has(fingerprint: number): boolean {
-    return this.slots[this.find(fingerprint)] === fingerprint + 1;
-  }
-
-  add(fingerprint: number): void {
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
-    const at = this.find(fingerprint);
-    if (this.slots[at] === 0) {
-      // Stored plus one, so that an empty slot (0) is never a fingerprint.
-      this.slots[at] = fingerprint + 1;
-      this.size++;
-    }
-  }
-
-  clear(): void {
-    this.slots = new Float64Array(INITIAL_SLOTS);
-    this.size = 0;
-  }
-
-  /** The slot holding `fingerprint`, or the empty one where it would go. */
-  private find(fingerprint: number): number {
-    const mask = this.slots.length - 1;
-    let at = (fingerprint % 0x7fffffff) & mask;
-    while (this.slots[at] !== 0 && this.slots[at] !== fingerprint + 1) at = (at + 1) & mask;
-    return at;
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Float64Array(old.length * 2);
-    this.size = 0;
-    for (const stored of old) if (stored !== 0) this.add(stored - 1);
-  }
-}
-
-/**
- * 48 bits of a UUID's hex digits (its first two groups), as a number; for an id that is
- * not a UUID, a 32-bit FNV-1a hash of it. Equal ids give equal fingerprints; unequal
- * ones rarely do, and then only flush early.
- */
-function fingerprint(id: string): number {
-  const bits = parseInt(id.slice(0, 8), 16) * 0x10000 + parseInt(id.slice(9, 13), 16);
-  if (!Number.isNaN(bits)) return bits;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
