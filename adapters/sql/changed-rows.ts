@@ -4,7 +4,9 @@
  * written, so an identical re-import leaves every `updated_at` where it was (docs/api.md,
  * "Incremental sync"). Statements are compiled once per shape (compiled-queries.ts), of
  * the sizes the dialect prefers (`importRows`); on SQLite, new bookings wait for one
- * sorted insert (staged-inserts.ts).
+ * sorted insert (staged-inserts.ts); on Postgres, each batch's write runs while the import
+ * reads on (`writeBehind`). A table that had none of the organisation's rows when the import
+ * began has no digests to read until the import wrote some (`noneWritten`).
  */
 import { sql, type Expression, type Kysely } from "kysely";
 import type { Sha256Hex } from "../../lib/digest.ts";
