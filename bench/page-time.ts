@@ -5,7 +5,7 @@
  *
  *   bun bench/page-time.ts [--dir DIR] [--employees 10000] [--bookings 200000] [--requests 3000] [--only employees|leave] [--postgres]
  *
- * `--only employees|leave` times one of them; `--postgres` also loads the same files into a
+ * `--only employees|leave` times one of them (`leave` also the first pages of 500 windows, alone); `--postgres` also loads the same files into a
  * fresh Postgres database (dropped afterwards) and times it alongside. The dataset is generated and imported into DIR once (kept there for the next run).
  */
 import { existsSync, mkdirSync } from "node:fs";
@@ -45,19 +45,21 @@ const token = await fetchToken(server.url, data.big.data);
 const employees = await employeePaths(server.url, token, 1000);
 const leave = await leavePaths(server.url, token, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
 await server.stop();
+/** First pages only, of many windows: what a calendar asks most, and where a scan reads most in vain (lib/leave-span-plan.ts). */
+const firstLeave = leaveWindows(500, "2022-01-01", "2026-12-31", 5).map((w) => `/v1/leave-requests?from=${w.from}&to=${w.to}&limit=100`);
 
-async function timePages(name: string, t: DatabaseTarget, token: string, sets: { employees: string[]; leave: string[] }) {
+async function timePages(name: string, t: DatabaseTarget, token: string, sets: { employees: string[]; leave: string[]; "leave-first": string[] }) {
   const store = t.open();
   const requests = Number(values.requests);
   for (const [kind, paths] of Object.entries(sets)) {
-    if (values.only && values.only !== kind) continue;
+    if (values.only && !kind.startsWith(values.only)) continue;
     const r = await timeHandler(store, token, paths, requests);
     console.log(`${name} ${kind}: mean ${r.mean_us} µs, p50 ${r.p50_us} µs, p99 ${r.p99_us} µs (${paths.length} paths, ${requests} requests)`);
   }
   await store.close();
 }
 
-await timePages("SQLite", target, token, { employees, leave });
+await timePages("SQLite", target, token, { employees, leave, "leave-first": firstLeave });
 if (values.postgres) {
   const database = await createPostgresDatabase();
   try {
@@ -72,8 +74,8 @@ if (values.postgres) {
     const pgEmployees = await employeePaths(pgServer.url, pgToken, 1000);
     const pgLeave = await leavePaths(pgServer.url, pgToken, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
     await pgServer.stop();
-    await timePages("Postgres", pgTarget, pgToken, { employees: pgEmployees, leave: pgLeave });
-    await timePages("SQLite", target, token, { employees, leave });
+    await timePages("Postgres", pgTarget, pgToken, { employees: pgEmployees, leave: pgLeave, "leave-first": firstLeave });
+    await timePages("SQLite", target, token, { employees, leave, "leave-first": firstLeave });
   } finally {
     await database.drop();
   }

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { addDays } from "../lib/dates.ts";
 import type { LeaveBookingRecord } from "../lib/records.ts";
-import { classMaxSpan, LAST_BOUNDED_CLASS, planLeaveScan } from "../lib/leave-span-plan.ts";
+import { classMaxSpan, classSpansOf, LAST_BOUNDED_CLASS, NO_SPANS, planLeaveScan } from "../lib/leave-span-plan.ts";
 import { booking, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
 // Spans on both sides of every class edge, and some beyond the last bounded class.
@@ -68,16 +68,19 @@ describe("the overlap scan over span classes", () => {
     expect(classMaxSpan(LAST_BOUNDED_CLASS)).toBe(511);
   });
 
-  test("a page scans only the classes the organisation's longest booking reaches", () => {
-    const classes = (longest: number) => planLeaveScan({ from: "2026-03-01" }, longest).map((arm) => arm.spanClass);
+  test("a page scans only the classes that hold a booking, each from its own longest booking", () => {
+    const classes = (...spans: number[]) => planLeaveScan({ from: "2026-03-01" }, classSpansOf(spans)).map((arm) => arm.spanClass);
     expect(classes(0)).toEqual([0]);
-    expect(classes(1)).toEqual([0, 1]);
-    expect(classes(5)).toEqual([0, 1, 2, 3]);
-    expect(classes(8)).toEqual([0, 1, 2, 3, 4]);
-    expect(classes(511)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(classes(512)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    // The last class reaches back by the longest booking itself, once it is longer than the class's bound.
-    expect(planLeaveScan({ from: "2026-03-01" }, 1500).at(-1)).toEqual({ spanClass: 10, startDate: addDays("2026-03-01", -1500) });
+    expect(classes(0, 1)).toEqual([0, 1]);
+    expect(classes(5)).toEqual([3]);
+    expect(classes(0, 8, 9, 200)).toEqual([0, 4, 8]);
+    expect(classes(511, 512)).toEqual([9, 10]);
+    // No booking at all: class 0 from `from`, which a query needs and where it reads nothing.
+    expect(planLeaveScan({ from: "2026-03-01" }, NO_SPANS)).toEqual([{ spanClass: 0, startDate: "2026-03-01" }]);
+    // A class reaches back by its longest booking (9 days), not by the 15 its class could hold.
+    expect(planLeaveScan({ from: "2026-03-01" }, classSpansOf([8, 9]))).toEqual([{ spanClass: 4, startDate: addDays("2026-03-01", -9) }]);
+    // The last class reaches back by the longest booking itself.
+    expect(planLeaveScan({ from: "2026-03-01" }, classSpansOf([1500])).at(-1)).toEqual({ spanClass: 10, startDate: addDays("2026-03-01", -1500) });
   });
 
   test("an organisation whose bookings are all short finds them all, past every class it does not scan", async () => {

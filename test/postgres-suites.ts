@@ -13,6 +13,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/client-usage.test.ts",
   "test/compression.test.ts",
   "test/deleted-records-migration.test.ts",
+  "test/leave-class-spans-migration.test.ts",
   "test/deletions.test.ts",
   "test/deletion-sweep.test.ts",
   "test/docs-page.test.ts",

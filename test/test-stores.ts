@@ -70,7 +70,17 @@ async function emptySchema(schema: string): Promise<void> {
     schema,
   ]);
   // Children before parents, so foreign keys never object.
-  const order = ["access_tokens", "rate_events", "leave_bookings", "leave_types", "leave_spans", "closure_days", "public_holidays", "employees", "api_clients"];
+  const order = [
+    "access_tokens",
+    "rate_events",
+    "leave_bookings",
+    "leave_types",
+    "leave_class_spans",
+    "closure_days",
+    "public_holidays",
+    "employees",
+    "api_clients",
+  ];
   const names = rows
     .map((r) => r.tablename)
     .sort((a, b) => {

@@ -4,8 +4,8 @@
  * for is lib/leave-page-plan.ts's, from the organisation's leave context.
  *
  * One text reader per dialect, chosen when the store is built:
- * - by rows (SQLite): the leave context, then the page: two statements, which on SQLite
- *   are function calls;
+ * - by rows (SQLite): the page, then the leave context that checks what it was planned
+ *   on: two statements, which on SQLite are function calls;
  * - in one row (Postgres, `caps.leavePageInOneRow`, where each statement is a round
  *   trip): the page and the context it was planned on read by one statement, planned on
  *   the context last seen for the organisation, and read again on the new one when that
@@ -19,6 +19,7 @@ import type { LeavePageQuery, ListText, Store } from "../../lib/store.ts";
 import type { QueryDefinition } from "./compiled-queries.ts";
 import {
   armValues,
+  classSpansOfText,
   LEAVE_TEXT_NAMES,
   leaveContextQuery,
   leavePageQuery,
@@ -37,13 +38,16 @@ import type { SqlContext } from "./sql-context.ts";
 const REMEMBERED_PLANS = 10_000;
 
 /** The plan a leave context row calls for (leaveContextQuery's, or leaveTextRowQuery's context columns). */
-function planOfContext(types: readonly Pick<LeaveTypeRow, "category">[], maxSpanDays: number | string | null, someoneDeleted: boolean | number): LeavePagePlan {
+function planOfContext(types: readonly Pick<LeaveTypeRow, "category">[], classSpans: string | null, someoneDeleted: boolean | number): LeavePagePlan {
   return planLeavePage(
     types.map((t) => t.category),
-    maxSpanDays === null ? null : Number(maxSpanDays),
+    classSpansOfText(classSpans),
     bool(someoneDeleted),
   );
 }
+
+/** How many times a page is read again on a newer plan before the last read is taken as it is (`byRows`). */
+const PLAN_ATTEMPTS = 4;
 
 /** Each leave type's text once a page, not once a booking. */
 function leaveTypeTexts(): (t: LeaveTypeRow) => string {
@@ -63,7 +67,7 @@ function pageValues(q: LeavePageQuery, plan: LeavePagePlan): LeavePageValues {
   const { from, to, status, employee_id, updated_since } = q.filters;
   return {
     organisationId: q.organisationId,
-    ...armValues(planLeaveScan({ from, after: q.after }, plan.longestSpanDays)),
+    ...armValues(planLeaveScan({ from, after: q.after }, plan.spans)),
     from,
     to,
     annualCategory: plan.filters.types ? "annual" : undefined,
@@ -84,27 +88,41 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   const pageRows = async <R>(query: (rows: number) => QueryDefinition<LeavePageValues, R>, q: LeavePageQuery, rows: number, plan: LeavePagePlan) =>
     firstRows(await ctx.replica.rows(query(rows), pageValues(q, plan)), rows);
 
+  const plans = new RecentPlans(REMEMBERED_PLANS);
+
   /**
-   * `rows` rows of the page by `query`, each with its leave type: the leave context
-   * first, then the page. A row of a type the context did not know (added meanwhile)
-   * has the page read again with the type filter, and the context again.
+   * `rows` rows of the page by `query`, each with its leave type: the page read on the
+   * plan last seen for the organisation, then the leave context, which says whether that
+   * plan is the one the page calls for (`covers`). Read after the page, the context is at
+   * least as new as what the page saw, and an import that committed in between can only
+   * have lengthened a class's longest booking, deleted an employee or added a type: a
+   * plan that covers the newer context covers the page's. When it does not, or a row's
+   * type is not annual (a type added or changed meanwhile), the page is read again on the
+   * newer plan (with the type filter for such a row). An organisation not seen yet costs
+   * this once; after that, a page is its two statements, as with the context first.
    */
   const byRows = async <R extends { leave_type_id: string }>(
     query: (rows: number) => QueryDefinition<LeavePageValues, R>,
     q: LeavePageQuery,
     rows: number,
   ): Promise<{ row: R; type: LeaveTypeRow }[]> => {
-    let context = await ctx.replica.rows(leaveContextQuery, { organisationId: q.organisationId });
-    const plan = planOfContext(context, context[0]?.max_span_days ?? null, context[0]?.someone_deleted ?? false);
-    if (plan.noAnnualTypes) return [];
-    let read = await pageRows(query, q, rows, plan);
-    let byId = new Map(context.map((t) => [t.id, t]));
-    if (read.some((r) => byId.get(r.leave_type_id)?.category !== "annual")) {
-      read = await pageRows(query, q, rows, withTypeFilter(plan));
-      context = await ctx.replica.rows(leaveContextQuery, { organisationId: q.organisationId });
-      byId = new Map(context.map((t) => [t.id, t]));
+    let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
+    for (let attempt = 1; ; attempt++) {
+      const read = await pageRows(query, q, rows, plan);
+      const context = await ctx.replica.rows(leaveContextQuery, { organisationId: q.organisationId });
+      const needed = planOfContext(context, context[0]?.class_spans ?? null, context[0]?.someone_deleted ?? false);
+      plans.set(q.organisationId, needed);
+      if (needed.noAnnualTypes) return [];
+      const byId = new Map(context.map((t) => [t.id, t]));
+      const annual = (r: R) => byId.get(r.leave_type_id)?.category === "annual";
+      const otherType = !read.every(annual);
+      // A context that keeps changing under the page (an import rewriting the leave types
+      // over and over) ends with the page as read, less what the last context says is not annual.
+      if ((covers(plan, needed) && !otherType) || attempt === PLAN_ATTEMPTS) {
+        return read.filter(annual).map((row) => ({ row, type: byId.get(row.leave_type_id)! }));
+      }
+      plan = otherType ? withTypeFilter(needed) : needed;
     }
-    return read.map((row) => ({ row, type: byId.get(row.leave_type_id)! }));
   };
 
   /** The query with a sync's `updated_since` as the stamps stored (published-stamps.ts). */
@@ -131,15 +149,13 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   /** The text by rows: two statements. */
   const textByRows = async (q: LeavePageQuery) => textOf(q, await byRows(leaveTextQuery, q, q.limit + 1));
 
-  const plans = new RecentPlans(REMEMBERED_PLANS);
-
   /** The text in one statement and one row (one-row-pages.ts); by rows after three contexts that did not cover their page. */
   const textInOneRow = async (q: LeavePageQuery): Promise<ListText | null> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 0; attempt < 3; attempt++) {
       const [page] = await ctx.replica.rows(leaveTextRowQuery(q.limit + 1), pageValues(q, plan));
       const types = page!.types ?? [];
-      const needed = planOfContext(types, page!.max_span_days, page!.someone_deleted);
+      const needed = planOfContext(types, page!.class_spans, page!.someone_deleted);
       plans.set(q.organisationId, needed);
       if (needed.noAnnualTypes)
         return listTextOf(

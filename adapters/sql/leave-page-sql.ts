@@ -4,7 +4,7 @@
  * (leave-span-classes.ts), merged by (start_date, id). leave-page-queries.ts runs them.
  */
 import { sql, type Expression, type Kysely } from "kysely";
-import { SPAN_CLASS_COUNT, type SpanClassArm } from "../../lib/leave-span-plan.ts";
+import { NO_SPANS, SPAN_CLASS_COUNT, type ClassSpans, type SpanClassArm } from "../../lib/leave-span-plan.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { defineQuery, type QueryDefinition, type Slots } from "./compiled-queries.ts";
 import { spanClassExpression } from "./leave-span-classes.ts";
@@ -54,19 +54,36 @@ export interface LeavePageValues {
   [afterId: `afterId${number}`]: string | undefined;
 }
 
-/** What a page is planned on besides the leave types (planOf): the organisation's longest span, and whether anyone was deleted. */
-function planColumns(db: Kysely<Tables>, organisationId: Expression<string>) {
+/**
+ * What a page is planned on besides the leave types (planOf): each span class's longest
+ * booking, as `class:days` pairs joined by commas (`classSpansOfText`), and whether
+ * anyone was deleted.
+ */
+function planColumns(db: Kysely<Tables>, caps: SqlCapabilities, organisationId: Expression<string>) {
   const gone = db.selectFrom("employees as gone").select("gone.id").where("gone.organisation_id", "=", organisationId).where("gone.deleted_at", "is not", null);
+  const pair = sql`cast(s.span_class as text) || ':' || cast(s.max_span_days as text)`;
+  const joined = caps.dialect === "postgres" ? sql<string | null>`string_agg(${pair}, ',')` : sql<string | null>`group_concat(${pair}, ',')`;
   return [
-    db.selectFrom("leave_spans as s").select("s.max_span_days").where("s.organisation_id", "=", organisationId).as("max_span_days"),
+    db.selectFrom("leave_class_spans as s").select(joined.as("spans")).where("s.organisation_id", "=", organisationId).as("class_spans"),
     sql<boolean>`exists ${gone}`.as("someone_deleted"),
   ] as const;
 }
 
-export const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, db) =>
+/** The class spans `planColumns` joined into text (null: no booking), by class (lib/leave-span-plan.ts). */
+export function classSpansOfText(text: string | null): ClassSpans | null {
+  if (text === null) return null;
+  const spans = [...NO_SPANS];
+  for (const pair of text.split(",")) {
+    const [spanClass, days] = pair.split(":");
+    spans[Number(spanClass)] = Number(days);
+  }
+  return spans;
+}
+
+export const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, db, caps) =>
   db
     .selectFrom("leave_types as t")
-    .select(["t.id", "t.name", "t.category", "t.is_paid", ...planColumns(db, s.organisationId)])
+    .select(["t.id", "t.name", "t.category", "t.is_paid", ...planColumns(db, caps, s.organisationId)])
     .where("t.organisation_id", "=", s.organisationId),
 );
 
@@ -153,7 +170,7 @@ const leaveTextRowQueryOf = (rowCount: number) =>
         .select(sql<LeaveTypeRow[] | null>`json_agg(json_build_object('id', t.id, 'name', t.name, 'category', t.category, 'is_paid', t.is_paid))`.as("types"))
         .where("t.organisation_id", "=", s.organisationId)
         .as("types"),
-      ...planColumns(db, s.organisationId),
+      ...planColumns(db, caps, s.organisationId),
       sql<number>`count(*)`.as("rows"),
       joinedRows(
         LEAVE_TEXT_NAMES.map((c) => `p.${c}`),

@@ -286,6 +286,32 @@ const BODIES_VERSIONED: readonly string[] = [
   `delete from "installation" where "name" = 'render_pending'`,
 ];
 
+// Each span class's longest booking, in place of the organisation's longest: a page scans
+// each class from `from` minus the longest span among its own bookings, not the longest
+// its class could hold (lib/leave-span-plan.ts), and skips a class with none. Filled here
+// from the bookings stored; imports keep it from then on, in the transaction that writes
+// the bookings.
+const LEAVE_CLASS_SPANS: Record<Dialect, readonly string[]> = {
+  sqlite: [
+    `create table "leave_class_spans" ("organisation_id" text not null references "organisations" ("id"),
+      "span_class" integer not null, "max_span_days" integer not null,
+      constraint "leave_class_spans_pk" primary key ("organisation_id", "span_class"))`,
+    `insert into "leave_class_spans" ("organisation_id", "span_class", "max_span_days")
+      select "organisation_id", ${SPAN_CLASS_0006.sqlite}, max(cast(julianday(end_date) - julianday(start_date) as integer))
+      from "leave_bookings" group by 1, 2`,
+    `drop table "leave_spans"`,
+  ],
+  postgres: [
+    `create table "leave_class_spans" ("organisation_id" text not null references "organisations" ("id"),
+      "span_class" integer not null, "max_span_days" integer not null,
+      constraint "leave_class_spans_pk" primary key ("organisation_id", "span_class"))`,
+    `insert into "leave_class_spans" ("organisation_id", "span_class", "max_span_days")
+      select "organisation_id", ${SPAN_CLASS_0006.postgres}, max(end_date - start_date)
+      from "leave_bookings" group by 1, 2`,
+    `drop table "leave_spans"`,
+  ],
+};
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -299,5 +325,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0009_client_usage": { up: clientUsage(caps) },
     "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
+    "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
   };
 }

@@ -209,7 +209,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           const contents = await countContents(trx, id);
           if (!contents) return null;
           for (const [table] of RECORD_TABLES) await trx.deleteFrom(table).where("organisation_id", "=", id).execute();
-          await trx.deleteFrom("leave_spans").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("leave_class_spans").where("organisation_id", "=", id).execute();
           // Tombstones of the deletions feed: nobody can ask for the organisation's feed any more.
           await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();

@@ -7,6 +7,7 @@
  */
 import type { Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
+import { classSpansOf, type ClassSpans } from "../../lib/leave-span-plan.ts";
 import type { Sha256Hex } from "../../lib/digest.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
@@ -95,7 +96,7 @@ export class SqlImportWriter implements ImportWriter {
     return this.stamps.stampFor(organisationId, asked);
   }
 
-  /** By organisation, the longest booking span this import has made sure of (`widenLeaveSpan`). */
+  /** By organisation and span class, the longest booking this import has made sure of (`widenClassSpans`). */
   private readonly spans = new Map<string, number>();
 
   /**
@@ -224,9 +225,7 @@ export class SqlImportWriter implements ImportWriter {
       this.columns.bookings,
       this.watchVisibility(organisationId, now),
     );
-    let longest = 0;
-    for (const r of written) longest = Math.max(longest, parseDate(r.end_date)! - parseDate(r.start_date)!);
-    if (longest > 0) await this.widenLeaveSpan(organisationId, longest);
+    await this.widenClassSpans(organisationId, classSpansOf(written.map((r) => parseDate(r.end_date)! - parseDate(r.start_date)!)));
     return counts;
   }
 
@@ -256,19 +255,26 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   /**
-   * Keeps the longest booking span, which bounds the overlap scan from below. It only
-   * grows; a span no longer than one this import made sure of writes nothing, so that
-   * most batches send no statement of their own after their writes.
+   * Keeps each span class's longest booking, which bounds the class's scan from below
+   * (lib/leave-span-plan.ts). It only grows, and in the transaction that writes the
+   * bookings, so no page is planned on less than what it reads. A class whose longest
+   * this import already made sure of writes nothing, so that most batches send no
+   * statement of their own after their writes.
    */
-  private async widenLeaveSpan(organisationId: string, days: number): Promise<void> {
-    if (days <= (this.spans.get(organisationId) ?? 0)) return;
-    this.spans.set(organisationId, days);
-    const db = await this.idle();
-    await db
-      .insertInto("leave_spans")
-      .values({ organisation_id: organisationId, max_span_days: days })
-      .onConflict((oc) => oc.column("organisation_id").doUpdateSet({ max_span_days: days }).where("leave_spans.max_span_days", "<", days))
-      .execute();
+  private async widenClassSpans(organisationId: string, spans: ClassSpans): Promise<void> {
+    for (const [spanClass, days] of spans.entries()) {
+      const key = `${organisationId}|${spanClass}`;
+      if (days <= (this.spans.get(key) ?? -1)) continue;
+      this.spans.set(key, days);
+      const db = await this.idle();
+      await db
+        .insertInto("leave_class_spans")
+        .values({ organisation_id: organisationId, span_class: spanClass, max_span_days: days })
+        .onConflict((oc) =>
+          oc.columns(["organisation_id", "span_class"]).doUpdateSet({ max_span_days: days }).where("leave_class_spans.max_span_days", "<", days),
+        )
+        .execute();
+    }
   }
 
   async deleteLeaveBookings(organisationId: string, ids: string[], asked: number): Promise<WriteCounts> {

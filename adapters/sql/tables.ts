@@ -104,9 +104,11 @@ export interface LeaveTypesTable extends Tenant, FieldColumns<typeof LEAVE_TYPE_
 
 export interface LeaveBookingsTable extends Tenant, FieldColumns<typeof LEAVE_BOOKING_FIELDS>, Versioned, Rendered {}
 
-export interface LeaveSpansTable {
+/** Each span class's longest booking (lib/leave-span-plan.ts), added by 0012 in place of the organisation's longest. */
+export interface LeaveClassSpansTable {
   organisation_id: string;
-  /** The longest (end_date − start_date) in days of any booking ever stored: bounds the overlap scan. */
+  span_class: number;
+  /** The longest (end_date − start_date) in days of any booking of the class the organisation stored: bounds the class's scan. */
   max_span_days: number;
 }
 
@@ -153,7 +155,7 @@ export interface Tables {
   employees: EmployeesTable;
   leave_types: LeaveTypesTable;
   leave_bookings: LeaveBookingsTable;
-  leave_spans: LeaveSpansTable;
+  leave_class_spans: LeaveClassSpansTable;
   closure_days: ClosureDaysTable;
   public_holidays: PublicHolidaysTable;
   deletions: DeletionsTable;
