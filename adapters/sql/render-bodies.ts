@@ -81,9 +81,13 @@ export async function renderBodies(db: Kysely<Tables>): Promise<number> {
   if (await bodiesAreCurrent(db)) return 0;
   const employees = await renderTable(db, "employees", EMPLOYEE_COLUMNS, (row: EmployeeRow) => employeeBody(toEmployee(row)));
   const bookings = await renderTable(db, "leave_bookings", LEAVE_BOOKING_COLUMNS, (row: LeaveRow) => leaveBody(toLeaveBooking(row, NO_TYPE)));
-  await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom("installation").where("name", "=", BODIES_VERSION_ROW).execute();
-    await tx.insertInto("installation").values({ name: BODIES_VERSION_ROW, value: BODIES_VERSION }).execute();
-  });
+  // An upsert, not a delete and an insert: two processes that migrate the same new
+  // database at once (two `serve` started together) both get here, and the second insert
+  // failed on the first one's row.
+  await db
+    .insertInto("installation")
+    .values({ name: BODIES_VERSION_ROW, value: BODIES_VERSION })
+    .onConflict((oc) => oc.column("name").doUpdateSet({ value: BODIES_VERSION }))
+    .execute();
   return employees + bookings;
 }

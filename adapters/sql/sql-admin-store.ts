@@ -153,7 +153,13 @@ function adminQueries(ctx: SqlContext): AdminStore {
     migrate: () =>
       ctx.guard(async () => {
         const schema = ctx.options.schema;
-        if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+        // Two processes that start at once on a new database both try to create it, and
+        // Postgres's IF NOT EXISTS does not stop the second failing on the first one's
+        // (a unique violation): then it is there, which is all this asks.
+        if (schema !== undefined)
+          await sql`create schema if not exists ${sql.id(schema)}`.execute(db).catch((error: unknown) => {
+            if ((error as { code?: unknown } | null)?.code !== "23505") throw error;
+          });
         const { error } = await migratorOf(ctx).migrateToLatest();
         if (error) throw error instanceof Error ? error : new Error(String(error));
         await renderBodies(db);
