@@ -8,45 +8,20 @@
  * Float64Array: 16 bytes a row at most, several times less than a Set of the ids or
  * numbers, so that an import's memory does not grow with its file by more than that.
  */
-export class IdFingerprints {
-  private readonly set = new FingerprintSet();
+const INITIAL_SLOTS = 1 << 10;
 
+export class IdFingerprints {
+  private slots = new Float64Array(INITIAL_SLOTS);
   /** How many ids were added (those with equal fingerprints once). */
-  get size(): number {
-    return this.set.size;
-  }
+  size = 0;
 
   mayHold(id: string): boolean {
-    return this.set.has(fingerprint(id));
+    const f = fingerprint(id);
+    return this.slots[this.find(f)] === f + 1;
   }
 
   add(id: string): void {
-    this.set.add(fingerprint(id));
-  }
-
-  clear(): void {
-    this.set.clear();
-  }
-}
-
-const INITIAL_SLOTS = 1 << 10;
-
-class FingerprintSet {
-  private slots = new Float64Array(INITIAL_SLOTS);
-  size = 0;
-
-  has(fingerprint: number): boolean {
-    return this.slots[this.find(fingerprint)] === fingerprint + 1;
-  }
-
-  add(fingerprint: number): void {
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
-    const at = this.find(fingerprint);
-    if (this.slots[at] === 0) {
-      // Stored plus one, so that an empty slot (0) is never a fingerprint.
-      this.slots[at] = fingerprint + 1;
-      this.size++;
-    }
+    this.addFingerprint(fingerprint(id));
   }
 
   clear(): void {
@@ -54,11 +29,21 @@ class FingerprintSet {
     this.size = 0;
   }
 
-  /** The slot holding `fingerprint`, or the empty one where it would go. */
-  private find(fingerprint: number): number {
+  private addFingerprint(f: number): void {
+    if ((this.size + 1) * 2 > this.slots.length) this.grow();
+    const at = this.find(f);
+    if (this.slots[at] === 0) {
+      // Stored plus one, so that an empty slot (0) is never a fingerprint.
+      this.slots[at] = f + 1;
+      this.size++;
+    }
+  }
+
+  /** The slot holding fingerprint `f`, or the empty one where it would go. */
+  private find(f: number): number {
     const mask = this.slots.length - 1;
-    let at = (fingerprint % 0x7fffffff) & mask;
-    while (this.slots[at] !== 0 && this.slots[at] !== fingerprint + 1) at = (at + 1) & mask;
+    let at = (f % 0x7fffffff) & mask;
+    while (this.slots[at] !== 0 && this.slots[at] !== f + 1) at = (at + 1) & mask;
     return at;
   }
 
@@ -66,7 +51,7 @@ class FingerprintSet {
     const old = this.slots;
     this.slots = new Float64Array(old.length * 2);
     this.size = 0;
-    for (const stored of old) if (stored !== 0) this.add(stored - 1);
+    for (const stored of old) if (stored !== 0) this.addFingerprint(stored - 1);
   }
 }
 

@@ -10,7 +10,8 @@
  *   trip): the page and the context it was planned on read by one statement, planned on
  *   the context last seen for the organisation, and read again on the new one when that
  *   no longer covers it. A context that keeps changing under it (an import rewriting the
- *   leave types) ends in the two statements by rows, which always agree.
+ *   leave types) ends in the two statements by rows (`byRows`), which read again on the
+ *   newer context a few times and then keep what the last one says is annual.
  */
 import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "../../lib/leave-page-plan.ts";
 import { planLeaveScan } from "../../lib/leave-span-plan.ts";

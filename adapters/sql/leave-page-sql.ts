@@ -160,7 +160,8 @@ const leavePageQueryOf = <C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COL
 /**
  * The page as text in one row (one-row-pages.ts), with the leave context it was planned
  * on read in the same statement (so from the same snapshot): the leave types as JSON,
- * the longest span and whether anyone was deleted, as leaveContextQuery reads them.
+ * each span class's longest booking and whether anyone was deleted, as leaveContextQuery
+ * reads them.
  */
 const leaveTextRowQueryOf = (rowCount: number) =>
   defineQuery<LeavePageValues>()((s, db, caps) =>

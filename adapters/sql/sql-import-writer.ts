@@ -3,7 +3,8 @@
  * (import-transaction.ts). Employees, bookings and closure days are written only where
  * their content changed (changed-rows.ts); leave types, deletions, public holidays and what
  * an import reads back are here, with the bookkeeping that goes with them: deletion
- * tombstones (deletion-writes.ts) and the longest leave span.
+ * tombstones (deletion-writes.ts) and each span class's longest booking
+ * (lib/leave-span-plan.ts).
  */
 import type { Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
