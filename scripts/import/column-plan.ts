@@ -11,7 +11,7 @@
  * default; a value listed in `values` becomes the value given there (taken as it is);
  * any other value of a date field is read in the map's date format.
  */
-import type { ImportProblem } from "./field-rules.ts";
+import { isImportYear, outsideImportYears, type ImportProblem } from "./field-rules.ts";
 import type { ImportMap } from "./import-map.ts";
 import { notInFormat, toIsoDate } from "./source-dates.ts";
 import { importFieldsOfKind } from "../../lib/record-fields.ts";
@@ -92,6 +92,8 @@ export function createRowMapper(
       else if (date && typeof value === "string") {
         const iso = toIsoDate(key, map.dates);
         if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key) });
+        // Told as the file wrote it, not as the date it became.
+        else if (!isImportYear(iso)) problems.push({ field, problem: outsideImportYears(key) });
         else out[field] = iso;
       } else out[field] = value;
     }

@@ -19,6 +19,7 @@
 import * as v from "valibot";
 import type { EmployeeInput } from "../../lib/admin-store.ts";
 import { restoreFormula } from "../../lib/csv-formula.ts";
+import { parseDate } from "../../lib/dates.ts";
 import { importDerivedId } from "./derived-ids.ts";
 import { readBookingFields, type BookingFields } from "./booking-fields.ts";
 import { holidayRow } from "./holiday-rows.ts";
@@ -231,6 +232,7 @@ function bookingRow(
   const before = problems.length;
   // Both are valid YYYY-MM-DD dates (years 0001-9999), which sort as text as they do in time.
   if (b.end_date < b.start_date) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
+  else checkSpan(b.start_date, b.end_date, problems);
   checkHalfDay(b.start_half_day, b.start_half_period, "start", problems);
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
@@ -269,6 +271,22 @@ function bookingRow(
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _bookingFieldsCarried: SameKeys<Exclude<keyof BookingFields, "employee_external_id" | "leave_type">, Exclude<keyof BookingDraft, "leave_type_id">> = true;
 const _leaveTypeFieldsCarried: SameKeys<keyof BookingFields["leave_type"], keyof LeaveTypeRecord> = true;
+
+/**
+ * The most days a booking may span, first and last included (docs/cli.md, "Limits"): a
+ * booking's days are counted one by one, so its length bounds the work of its row.
+ * Longer absences (a career break) are several bookings.
+ */
+export const MAX_BOOKING_SPAN_DAYS = 1000;
+
+function checkSpan(start: string, end: string, problems: Problems): void {
+  const span = parseDate(end)! - parseDate(start)! + 1;
+  if (span > MAX_BOOKING_SPAN_DAYS)
+    problems.push({
+      field: "end_date",
+      problem: `is ${span.toLocaleString("en")} days from start_date ${start}, first and last included; a booking spans at most ${MAX_BOOKING_SPAN_DAYS.toLocaleString("en")} days, so split a longer absence into several bookings`,
+    });
+}
 
 /** A half-day period is `am`/`pm` exactly when its flag is true (docs/api.md, "Leave bookings"). */
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
