@@ -125,3 +125,91 @@ describe("a booking spans at most 1,000 days", () => {
     });
   });
 });
+
+describe("the map's own problems are capped like the file's", () => {
+  test("a map of 300,000 wrong columns prints the first thousand and one line with the total, quickly; --json the same", async () => {
+    const columns: Record<string, string> = {};
+    for (let n = 0; n < 300_000; n++) columns[`Column ${n}`] = `field_${n}`;
+    const map = file("json", JSON.stringify({ columns }));
+    const people = file("csv", "external_id,first_name,last_name,status\nE9,Ann,Lee,active\n");
+    const started = performance.now();
+    const result = await runCli(importArgs("employees", people, "--map", map));
+    const seconds = (performance.now() - started) / 1000;
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(result.code).toBe(1);
+    expect(lines).toHaveLength(1002);
+    expect(lines[0]).toStartWith(`${map}: columns."Column 0": "field_0" is not a field of employees;`);
+    expect(lines[999]).toStartWith(`${map}: columns."Column 999": "field_999" is not a field of employees;`);
+    expect(lines.slice(1000)).toEqual([
+      `${map}: 299,000 more problems not listed (300,000 in all)`,
+      "leaveapi: the map cannot be used (300,000 problems); nothing was read",
+    ]);
+    console.info(`a map of 300,000 wrong columns refused in ${seconds.toFixed(2)} s`);
+    expect(seconds).toBeLessThan(15);
+
+    const json = await runCli(importArgs("employees", people, "--map", map, "--json"));
+    const document = JSON.parse(json.stdout) as { ok: boolean; problems: string[]; problem_count: number };
+    expect({ ok: document.ok, listed: document.problems.length, count: document.problem_count, last: document.problems.at(-1) }).toEqual({
+      ok: false,
+      listed: 1001,
+      count: 300_000,
+      last: `${map}: 299,000 more problems not listed (300,000 in all)`,
+    });
+  }, 60_000);
+
+  test("a map of a few mistakes lists each, then one closing line counting them", async () => {
+    const map = file("json", JSON.stringify({ columns: { A: "strt_date", B: 7 }, delimiter: "constructor", sheet: "" }));
+    const people = file("csv", "external_id,first_name,last_name,status\nE9,Ann,Lee,active\n");
+    const result = await runCli(importArgs("employees", people, "--map", map));
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      `${map}: columns."B": must be a field name (text) or null`,
+      `${map}: sheet: must not be empty`,
+      `${map}: columns."A": "strt_date" is not a field of employees; did you mean start_date?`,
+      `${map}: delimiter: "constructor" is not a delimiter; use one of ",", ";", "tab", "|"`,
+      "leaveapi: the map cannot be used (4 problems); nothing was read",
+    ]);
+  });
+});
+
+describe("map keys and cells named like Object's own properties are data like any other", () => {
+  const names = ["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "valueOf"];
+
+  test("CSV columns so named are mapped, and their values translated by values keyed the same way", async () => {
+    const map = file(
+      "json",
+      // Written by hand: JSON.stringify of an object literal would lose the __proto__ key.
+      `{"columns": {"__proto__": "external_id", "constructor": "first_name", "prototype": "last_name", "hasOwnProperty": "status", "toString": "job_title", "valueOf": null},
+        "values": {"status": {"__proto__": "active", "constructor": "terminated"}, "job_title": {"toString": "Engineer"}}}`,
+    );
+    const csv = file("csv", `${names.join(",")}\nP1,Ada,Lee,__proto__,toString,x\nP2,Bo,Ng,constructor,valueOf,y\n`);
+    expect(await runJson(importArgs("employees", csv, "--map", map))).toMatchObject({ ok: true, created: 2, skipped_columns: ["valueOf"] });
+    const dry = await runJson<{ first_rows: Record<string, unknown>[] }>(importArgs("employees", csv, "--map", map, "--dry-run"));
+    expect(
+      dry.first_rows.map(({ external_id, first_name, last_name, status, job_title }) => ({ external_id, first_name, last_name, status, job_title })),
+    ).toEqual([
+      { external_id: "P1", first_name: "Ada", last_name: "Lee", status: "active", job_title: "Engineer" },
+      { external_id: "P2", first_name: "Bo", last_name: "Ng", status: "terminated", job_title: "valueOf" },
+    ]);
+  });
+
+  test("JSON records with such keys are mapped too; unmapped, such a key or column is an unknown field, never dropped", async () => {
+    const map = file("json", `{"columns": {"__proto__": "external_id", "constructor": "first_name"}, "defaults": {"last_name": "Lee", "status": "active"}}`);
+    const records = file("jsonl", '{"__proto__": "P3", "constructor": "Cy"}\n');
+    expect(await runJson(importArgs("employees", records, "--map", map))).toMatchObject({ ok: true, created: 1 });
+    const plain = file(
+      "jsonl",
+      '{"external_id": "P4", "first_name": "Di", "last_name": "Lee", "status": "active", "__proto__": {"x": 1}, "constructor": "y"}\n',
+    );
+    expect((await runCli(importArgs("employees", plain))).stderr.split("\n").slice(0, 2)).toEqual([
+      `${plain}:1: __proto__: unknown field; the fields are ${(await employeeFields()).join(", ")}`,
+      `${plain}:1: constructor: unknown field; the fields are ${(await employeeFields()).join(", ")}`,
+    ]);
+    const csv = file("csv", "external_id,first_name,last_name,status,__proto__\nP5,Ed,Lee,active,x\n");
+    expect((await runCli(importArgs("employees", csv))).stderr.split("\n")[0]).toStartWith(`${csv}:1: __proto__: unknown field;`);
+  });
+});
+
+async function employeeFields(): Promise<readonly string[]> {
+  const { importColumns } = await import("../scripts/import/normalise-records.ts");
+  return importColumns("employees", false);
+}

@@ -115,7 +115,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
   const prune = pruneOptions(kind, values);
-  const map = await importMap(file, format, kind, values);
+  const map = await importMap(ctx, file, format, kind, values);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
     const outcome = await importFile(store, {
@@ -221,6 +221,7 @@ function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: strin
 
 /** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
 async function importMap(
+  ctx: CommandContext,
   file: string,
   format: ImportFormat | undefined,
   kind: ImportKind,
@@ -245,7 +246,11 @@ async function importMap(
     return values.map === undefined ? checkImportMap({}, fields, overrides, "flags", kind) : await readImportMap(values.map, fields, overrides, kind);
   } catch (error) {
     if (!(error instanceof MapProblem)) throw error;
-    throw new CommandError(`${error.problems.join("\n")}\nthe map cannot be used; nothing was read`);
+    // Listed like a file's problems: the first thousand, one line each, then how many more.
+    for (const line of error.problems) ctx.io.err(line);
+    const count = error.count === 1 ? "1 problem" : `${error.count.toLocaleString("en")} problems`;
+    if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: error.problems, problem_count: error.count }, null, 2));
+    throw new CommandError(`the map cannot be used (${count}); nothing was read`);
   }
 }
 

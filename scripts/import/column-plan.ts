@@ -83,7 +83,8 @@ export function createRowMapper(
   }));
   const defaults = Object.entries(map.defaults);
   return (cells, problems) => {
-    const out: Record<string, unknown> = {};
+    // No prototype: a JSON record's unknown key __proto__ is copied as a key, to be reported.
+    const out = Object.create(null) as Record<string, unknown>;
     for (const { column, field, values, date } of steps) {
       const value = cells[column];
       if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) continue;

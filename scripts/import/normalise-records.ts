@@ -122,7 +122,8 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
  * and text with the `'` that kept a spreadsheet from running it as a formula taken off.
  */
 function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a column named __proto__ stays a key, reported as unknown, not lost.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(row)) {
     const cell = typeof value === "string" ? value.trim() : value;
     if (BOOLEAN_FIELDS.has(key) && typeof cell === "string" && /^(true|false)$/i.test(cell)) out[key] = cell.toLowerCase() === "true";
@@ -133,7 +134,7 @@ function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
 }
 
 function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unknown> {
-  const nested: Record<string, unknown> = {};
+  const nested = Object.create(null) as Record<string, unknown>;
   const leaveType: Record<string, unknown> = Object.fromEntries(LEAVE_TYPE_KEYS.map((key) => [key, undefined]));
   for (const [column, value] of Object.entries(row)) {
     const key = LEAVE_TYPE_COLUMNS.get(column);
