@@ -213,3 +213,39 @@ async function employeeFields(): Promise<readonly string[]> {
   const { importColumns } = await import("../scripts/import/normalise-records.ts");
   return importColumns("employees", false);
 }
+
+describe("the --prune guard counts every record the import would delete", () => {
+  test("1 live row and 7 marked deleted of 8 is refused (88%) and writes nothing; --prune-max 90 lets it through", async () => {
+    const pruneDb = join(scratch.dir, "prune.sqlite");
+    const pruneOrg = (await runJson<{ id: string }>(["--db", pruneDb, "org", "create", "--name", "Prune Ltd"])).id;
+    const ids = ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"];
+    const args = (path: string, ...more: string[]) => ["--db", pruneDb, "import", "--org", pruneOrg, "--kind", "employees", path, ...more];
+    await runJson(args(file("jsonl", jsonl(...ids.map((id) => ({ external_id: id, first_name: "F", last_name: id, status: "active" }))))));
+    const deleting = file(
+      "jsonl",
+      jsonl({ external_id: "E1", first_name: "F", last_name: "E1", status: "active" }, ...ids.slice(1).map((id) => ({ external_id: id, deleted: true }))),
+    );
+    const refused = await runCli(args(deleting, "--prune"));
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `${deleting}: --prune would delete 7 of the 8 live employees (88%), those the file marks "deleted": true; it deletes at most 25% unless --prune-max allows more (--prune-max 88)\nleaveapi: import failed: 1 problem; nothing was written\n`,
+    });
+    // Nothing was written: all eight are still there, unchanged.
+    const everyone = file("jsonl", jsonl(...ids.map((id) => ({ external_id: id, first_name: "F", last_name: id, status: "active" }))));
+    expect(await runJson(args(everyone, "--dry-run"))).toMatchObject({ unchanged: 8, created: 0 });
+    // Left out and marked deleted add up: 2 + 2 of 8 is 50%.
+    const both = file(
+      "jsonl",
+      jsonl(
+        ...ids.slice(0, 4).map((id) => ({ external_id: id, first_name: "F", last_name: id, status: "active" })),
+        { external_id: "E5", deleted: true },
+        { external_id: "E6", deleted: true },
+      ),
+    );
+    expect((await runCli(args(both, "--prune"))).stderr).toStartWith(
+      `${both}: --prune would delete 4 of the 8 live employees (50%), 2 the file leaves out and 2 it marks "deleted": true;`,
+    );
+    expect(await runJson(args(deleting, "--prune", "--prune-max", "90"))).toMatchObject({ ok: true, deleted: 7, pruned: 0 });
+  });
+});
