@@ -1,9 +1,9 @@
 /** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format …] [--map FILE] [--prune] [--dry-run] FILE` (docs/cli.md, "The import format"). */
-import { StoreUnavailableError } from "../../lib/errors.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
 import { checkImportMap, MapProblem, readImportMap, type ImportMap } from "../import/import-map.ts";
 import { importColumns } from "../import/normalise-records.ts";
+import { describeStoreFailure } from "../import/store-failure.ts";
 import { DEFAULT_PRUNE_MAX_PERCENT, type PruneOptions } from "../import/prune.ts";
 import type { MappingReport } from "../import/shape-records.ts";
 import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
@@ -133,9 +133,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
     }).catch((error: unknown) => {
       // The database refused the writes (read-only file, full disk, lost connection): one
       // line that names it and why, never "unexpected failure" and a stack trace.
-      const { kind, label } = locateStore(ctx.global, ctx.io.env);
-      const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
-      const problem = `import failed on the ${kind} database ${label}: ${reason}; nothing was written`;
+      const store = locateStore(ctx.global, ctx.io.env);
+      const problem = `import failed on the ${store.kind} database ${store.label}: ${describeStoreFailure(error, store, ctx.io.env)}; nothing was written`;
       if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
       throw new CommandError(problem);
     });
