@@ -249,3 +249,30 @@ describe("the --prune guard counts every record the import would delete", () => 
     expect(await runJson(args(deleting, "--prune", "--prune-max", "90"))).toMatchObject({ ok: true, deleted: 7, pruned: 0 });
   });
 });
+
+describe("--range takes the map's date format too", () => {
+  test("--date-format DD/MM/YYYY reads the range as the file's dates; a range in no format is bad usage naming both", async () => {
+    const leaveDb = join(scratch.dir, "range.sqlite");
+    const rangeOrg = (await runJson<{ id: string }>(["--db", leaveDb, "org", "create", "--name", "Range Ltd"])).id;
+    const args = (kind: string, path: string, ...more: string[]) => ["--db", leaveDb, "import", "--org", rangeOrg, "--kind", kind, path, ...more];
+    await runJson(args("employees", file("jsonl", jsonl({ external_id: "E1", first_name: "Ann", last_name: "Lee", status: "active" }))));
+    await runJson(
+      args(
+        "leave",
+        file("jsonl", jsonl(booking("R1", "2026-03-02", "2026-03-03"), booking("R2", "2026-05-04", "2026-05-05"), booking("R3", "2025-06-02", "2025-06-03"))),
+      ),
+    );
+    const onlyFirst = file(
+      "csv",
+      "external_id,employee_external_id,leave_type_name,leave_type_category,leave_type_is_paid,start_date,end_date,status\nR1,E1,Annual leave,annual,true,02/03/2026,03/03/2026,approved\n",
+    );
+    const pruning = ["--prune", "--range", "01/01/2026,31/12/2026", "--date-format", "DD/MM/YYYY", "--prune-max", "50"];
+    // R2 starts within 2026 and is left out; R3, in 2025, is outside the range.
+    expect(await runJson(args("leave", onlyFirst, ...pruning))).toMatchObject({ ok: true, unchanged: 1, pruned: 1 });
+    const bad = await runCli(args("leave", onlyFirst, "--prune", "--range", "2026-01-01,31.12.2026", "--date-format", "DD/MM/YYYY"));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe(
+      "leaveapi: --range must be FROM,TO as two dates DD/MM/YYYY (the map's date format) or YYYY-MM-DD, not '2026-01-01,31.12.2026'",
+    );
+  });
+});

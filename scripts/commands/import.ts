@@ -1,13 +1,13 @@
 /** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format …] [--map FILE] [--prune] [--dry-run] FILE` (docs/cli.md, "The import format"). */
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
-import { checkImportMap, MapProblem, readImportMap, type ImportMap } from "../import/import-map.ts";
+import { checkImportMap, MapProblem, readImportMap, type DateFormat, type ImportMap } from "../import/import-map.ts";
 import { importColumns } from "../import/normalise-records.ts";
 import { describeStoreFailure } from "../import/store-failure.ts";
 import { DEFAULT_PRUNE_MAX_PERCENT, type PruneOptions } from "../import/prune.ts";
 import type { MappingReport } from "../import/shape-records.ts";
 import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
-import { isDate } from "../../lib/dates.ts";
+import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 
 const USAGE =
@@ -114,8 +114,9 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
-  const prune = pruneOptions(kind, values);
+  const pruneFlags = pruneOptions(kind, values);
   const map = await importMap(ctx, file, format, kind, values);
+  const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
     const outcome = await importFile(store, {
@@ -191,8 +192,11 @@ function isTabular(file: string, format: ImportFormat | undefined): boolean {
   }
 }
 
+/** --prune's options with --range still as given: its dates are read in the map's format, once the map is read. */
+type PruneFlags = Omit<PruneOptions, "range"> & { range?: string };
+
 /** --prune, --range and --prune-max, checked together (docs/cli.md, "Full exports: --prune"). */
-function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: string; "prune-max"?: string }): PruneOptions | undefined {
+function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: string; "prune-max"?: string }): PruneFlags | undefined {
   if (!values.prune) {
     if (values.range !== undefined || values["prune-max"] !== undefined) throw new UsageError(`--range and --prune-max go with --prune\nusage: ${USAGE}`);
     return undefined;
@@ -211,11 +215,20 @@ function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: strin
   const range = values.range;
   if (range === undefined)
     throw new UsageError(`--prune of leave needs --range FROM,TO: the bookings starting within it are what the file is the complete set of\nusage: ${USAGE}`);
-  const [from, to, more] = range.split(",").map((d) => d.trim());
-  if (more !== undefined || !from || !to || !isDate(from) || !isDate(to))
-    throw new UsageError(`--range must be FROM,TO as two dates YYYY-MM-DD, not '${range}'\nusage: ${USAGE}`);
+  return { maxPercent, range };
+}
+
+/** The --range of `flags` read as two dates in the map's format (`--date-format` or the map's `dates`), as the file's are. */
+function withRange(flags: PruneFlags, dates: DateFormat): PruneOptions {
+  if (flags.range === undefined) return { maxPercent: flags.maxPercent };
+  const [fromText, toText, more] = flags.range.split(",").map((d) => d.trim());
+  const [from, to] = [fromText, toText].map((d) => (d ? toIsoDate(d, dates) : null));
+  if (more !== undefined || !from || !to) {
+    const format = dates === "YYYY-MM-DD" ? "YYYY-MM-DD" : `${dates} (the map's date format) or YYYY-MM-DD`;
+    throw new UsageError(`--range must be FROM,TO as two dates ${format}, not '${flags.range}'\nusage: ${USAGE}`);
+  }
   if (to < from) throw new UsageError(`--range ends (${to}) before it starts (${from})\nusage: ${USAGE}`);
-  return { maxPercent, range: { from, to } };
+  return { maxPercent: flags.maxPercent, range: { from, to } };
 }
 
 /** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
