@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, runJson, scratchDir } from "./cli-harness.ts";
+import { writeXlsx } from "./xlsx-files.ts";
 
 const scratch = scratchDir();
 afterAll(() => scratch.dispose());
@@ -207,6 +208,25 @@ describe("map keys and cells named like Object's own properties are data like an
     const csv = file("csv", "external_id,first_name,last_name,status,__proto__\nP5,Ed,Lee,active,x\n");
     expect((await runCli(importArgs("employees", csv))).stderr.split("\n")[0]).toStartWith(`${csv}:1: __proto__: unknown field;`);
   });
+});
+
+test("an .xlsx workbook's columns so named are mapped the same way", async () => {
+  const map = file(
+    "json",
+    '{"columns": {"__proto__": "external_id", "constructor": "first_name", "hasOwnProperty": "last_name"}, "defaults": {"status": "active"}}',
+  );
+  const workbook = join(scratch.dir, "proto.xlsx");
+  await writeXlsx(workbook, [
+    {
+      name: "People",
+      rows: [
+        ["__proto__", "constructor", "hasOwnProperty"],
+        ["X1", "Eve", "Lee"],
+      ],
+    },
+  ]);
+  const dry = await runJson<{ first_rows: Record<string, unknown>[] }>(importArgs("employees", workbook, "--map", map, "--dry-run"));
+  expect(dry.first_rows).toMatchObject([{ external_id: "X1", first_name: "Eve", last_name: "Lee", status: "active" }]);
 });
 
 async function employeeFields(): Promise<readonly string[]> {
