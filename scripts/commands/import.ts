@@ -43,9 +43,10 @@ Imports one file into one organisation, whole or not at all (one transaction).
   --date-format F     the file's dates: YYYY-MM-DD (default), DD/MM/YYYY, MM/DD/YYYY,
                       DD.MM.YYYY, YYYY/MM/DD, D/M/YYYY or M/D/YYYY
   --prune             the file is the complete set: live employees (or, for leave,
-                      bookings starting within --range FROM,TO) absent from it are
-                      deleted; refused for an empty file, and past 25% of the live
-                      records unless --prune-max PERCENT allows more
+                      bookings starting within --range FROM,TO, in the file's date
+                      format) absent from it are deleted; refused for an empty file,
+                      and past 25% of the live records (those absent and those marked
+                      deleted) unless --prune-max PERCENT allows more
   --dry-run           check everything and print what would change, the mapping as
                       applied and the first three rows as stored; write nothing
 
@@ -65,7 +66,8 @@ as 'leaveapi fetch' writes them against formula injection) loses that '.
 The flags override the map file's delimiter, encoding, sheet and dates.
 
 Limits: the file is UTF-8 unless --encoding says; a JSONL or CSV line, a CSV record or a JSON array
-element over 1 MiB, or a text field over 255 characters (code points), is an error.
+element over 1 MiB, a text field over 255 characters (code points), a date outside the
+years 1900 to 2199, or a booking of more than 1,000 days, is an error.
 
 Every problem is reported on stderr as FILE:LINE: field: what is wrong (a CSV header's
 at line 1), and then nothing is written. Importing the same data again changes nothing.
