@@ -99,6 +99,10 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on("error", () => {});
+    // Nor one checked out (an import's transaction between two statements, when an
+    // administrator terminates its backend): pg emits "error" on the client, and with no
+    // listener that printed the driver's stack; the statement that fails says why.
+    pool.on("connect", (client) => client.on("error", () => {}));
     return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: keepHotQueriesPrepared(pool) }) });
   };
   const db = connect(options.connectionString);

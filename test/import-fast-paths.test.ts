@@ -173,6 +173,13 @@ describe("quickBookingFields", () => {
       "annual",
       "2026-03-02",
       "2026-02-30",
+      // Real dates outside the years an import takes (1900–2199), and the first and last inside.
+      "0001-01-01",
+      "1899-12-31",
+      "1900-01-01",
+      "2199-12-31",
+      "2200-01-01",
+      "9999-12-31",
       "2026-02-01T09:30:00.000Z",
       "5a0c6f0e-1d2b-4c3a-8b7e-6f5d4c3b2a10",
       "not a uuid",

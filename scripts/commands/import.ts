@@ -1,13 +1,13 @@
 /** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format …] [--map FILE] [--prune] [--dry-run] FILE` (docs/cli.md, "The import format"). */
-import { StoreUnavailableError } from "../../lib/errors.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
-import { checkImportMap, MapProblem, readImportMap, type ImportMap } from "../import/import-map.ts";
+import { checkImportMap, MapProblem, readImportMap, type DateFormat, type ImportMap } from "../import/import-map.ts";
 import { importColumns } from "../import/normalise-records.ts";
+import { describeStoreFailure } from "../import/store-failure.ts";
 import { DEFAULT_PRUNE_MAX_PERCENT, type PruneOptions } from "../import/prune.ts";
 import type { MappingReport } from "../import/shape-records.ts";
 import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
-import { isDate } from "../../lib/dates.ts";
+import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 
 const USAGE =
@@ -43,9 +43,10 @@ Imports one file into one organisation, whole or not at all (one transaction).
   --date-format F     the file's dates: YYYY-MM-DD (default), DD/MM/YYYY, MM/DD/YYYY,
                       DD.MM.YYYY, YYYY/MM/DD, D/M/YYYY or M/D/YYYY
   --prune             the file is the complete set: live employees (or, for leave,
-                      bookings starting within --range FROM,TO) absent from it are
-                      deleted; refused for an empty file, and past 25% of the live
-                      records unless --prune-max PERCENT allows more
+                      bookings starting within --range FROM,TO, in the file's date
+                      format) absent from it are deleted; refused for an empty file,
+                      and past 25% of the live records (those absent and those marked
+                      deleted) unless --prune-max PERCENT allows more
   --dry-run           check everything and print what would change, the mapping as
                       applied and the first three rows as stored; write nothing
 
@@ -65,7 +66,8 @@ as 'leaveapi fetch' writes them against formula injection) loses that '.
 The flags override the map file's delimiter, encoding, sheet and dates.
 
 Limits: the file is UTF-8 unless --encoding says; a JSONL or CSV line, a CSV record or a JSON array
-element over 1 MiB, or a text field over 255 characters (code points), is an error.
+element over 1 MiB, a text field over 255 characters (code points), a date outside the
+years 1900 to 2199, or a booking of more than 1,000 days, is an error.
 
 Every problem is reported on stderr as FILE:LINE: field: what is wrong (a CSV header's
 at line 1), and then nothing is written. Importing the same data again changes nothing.
@@ -114,8 +116,9 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const format: ImportFormat | undefined = values.format === undefined ? undefined : oneOf(values.format, IMPORT_FORMATS, "--format");
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
-  const prune = pruneOptions(kind, values);
-  const map = await importMap(file, format, kind, values);
+  const pruneFlags = pruneOptions(kind, values);
+  const map = await importMap(ctx, file, format, kind, values);
+  const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
     const outcome = await importFile(store, {
@@ -133,9 +136,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
     }).catch((error: unknown) => {
       // The database refused the writes (read-only file, full disk, lost connection): one
       // line that names it and why, never "unexpected failure" and a stack trace.
-      const { kind, label } = locateStore(ctx.global, ctx.io.env);
-      const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause.message : (error as Error).message;
-      const problem = `import failed on the ${kind} database ${label}: ${reason}; nothing was written`;
+      const store = locateStore(ctx.global, ctx.io.env);
+      const problem = `import failed on the ${store.kind} database ${store.label}: ${describeStoreFailure(error, store, ctx.io.env)}; nothing was written`;
       if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
       throw new CommandError(problem);
     });
@@ -192,8 +194,11 @@ function isTabular(file: string, format: ImportFormat | undefined): boolean {
   }
 }
 
+/** --prune's options with --range still as given: its dates are read in the map's format, once the map is read. */
+type PruneFlags = Omit<PruneOptions, "range"> & { range?: string };
+
 /** --prune, --range and --prune-max, checked together (docs/cli.md, "Full exports: --prune"). */
-function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: string; "prune-max"?: string }): PruneOptions | undefined {
+function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: string; "prune-max"?: string }): PruneFlags | undefined {
   if (!values.prune) {
     if (values.range !== undefined || values["prune-max"] !== undefined) throw new UsageError(`--range and --prune-max go with --prune\nusage: ${USAGE}`);
     return undefined;
@@ -212,15 +217,25 @@ function pruneOptions(kind: ImportKind, values: { prune?: boolean; range?: strin
   const range = values.range;
   if (range === undefined)
     throw new UsageError(`--prune of leave needs --range FROM,TO: the bookings starting within it are what the file is the complete set of\nusage: ${USAGE}`);
-  const [from, to, more] = range.split(",").map((d) => d.trim());
-  if (more !== undefined || !from || !to || !isDate(from) || !isDate(to))
-    throw new UsageError(`--range must be FROM,TO as two dates YYYY-MM-DD, not '${range}'\nusage: ${USAGE}`);
+  return { maxPercent, range };
+}
+
+/** The --range of `flags` read as two dates in the map's format (`--date-format` or the map's `dates`), as the file's are. */
+function withRange(flags: PruneFlags, dates: DateFormat): PruneOptions {
+  if (flags.range === undefined) return { maxPercent: flags.maxPercent };
+  const [fromText, toText, more] = flags.range.split(",").map((d) => d.trim());
+  const [from, to] = [fromText, toText].map((d) => (d ? toIsoDate(d, dates) : null));
+  if (more !== undefined || !from || !to) {
+    const format = dates === "YYYY-MM-DD" ? "YYYY-MM-DD" : `${dates} (the map's date format) or YYYY-MM-DD`;
+    throw new UsageError(`--range must be FROM,TO as two dates ${format}, not '${flags.range}'\nusage: ${USAGE}`);
+  }
   if (to < from) throw new UsageError(`--range ends (${to}) before it starts (${from})\nusage: ${USAGE}`);
-  return { maxPercent, range: { from, to } };
+  return { maxPercent: flags.maxPercent, range: { from, to } };
 }
 
 /** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
 async function importMap(
+  ctx: CommandContext,
   file: string,
   format: ImportFormat | undefined,
   kind: ImportKind,
@@ -245,7 +260,11 @@ async function importMap(
     return values.map === undefined ? checkImportMap({}, fields, overrides, "flags", kind) : await readImportMap(values.map, fields, overrides, kind);
   } catch (error) {
     if (!(error instanceof MapProblem)) throw error;
-    throw new CommandError(`${error.problems.join("\n")}\nthe map cannot be used; nothing was read`);
+    // Listed like a file's problems: the first thousand, one line each, then how many more.
+    for (const line of error.problems) ctx.io.err(line);
+    const count = error.count === 1 ? "1 problem" : `${error.count.toLocaleString("en")} problems`;
+    if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: error.problems, problem_count: error.count }, null, 2));
+    throw new CommandError(`the map cannot be used (${count}); nothing was read`);
   }
 }
 

@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { isDate, parseInstantCeil } from "../../lib/dates.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { LEAVE_BOOKING_FIELDS, LEAVE_STATUSES } from "../../lib/record-fields.ts";
-import { parseField, RECORD, SNAKE_WORD, withinTextLimit, type ImportProblem } from "./field-rules.ts";
+import { isImportYear, parseField, RECORD, SNAKE_WORD, withinTextLimit, type ImportProblem } from "./field-rules.ts";
 import { importEntries } from "./import-fields.ts";
 
 /** The schema of a booking's import fields, from its declaration (lib/record-fields.ts). */
@@ -72,7 +72,7 @@ function quickExternalId(value: unknown): string | null | Unsure {
 }
 
 function quickDate(value: unknown): string | Unsure {
-  return typeof value === "string" && isDate(value) ? value : UNSURE;
+  return typeof value === "string" && isDate(value) && isImportYear(value) ? value : UNSURE;
 }
 
 function quickFlag(value: unknown): boolean | Unsure {

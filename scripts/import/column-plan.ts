@@ -11,7 +11,7 @@
  * default; a value listed in `values` becomes the value given there (taken as it is);
  * any other value of a date field is read in the map's date format.
  */
-import type { ImportProblem } from "./field-rules.ts";
+import { isImportYear, outsideImportYears, type ImportProblem } from "./field-rules.ts";
 import type { ImportMap } from "./import-map.ts";
 import { notInFormat, toIsoDate } from "./source-dates.ts";
 import { importFieldsOfKind } from "../../lib/record-fields.ts";
@@ -83,7 +83,8 @@ export function createRowMapper(
   }));
   const defaults = Object.entries(map.defaults);
   return (cells, problems) => {
-    const out: Record<string, unknown> = {};
+    // No prototype: a JSON record's unknown key __proto__ is copied as a key, to be reported.
+    const out = Object.create(null) as Record<string, unknown>;
     for (const { column, field, values, date } of steps) {
       const value = cells[column];
       if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) continue;
@@ -92,6 +93,8 @@ export function createRowMapper(
       else if (date && typeof value === "string") {
         const iso = toIsoDate(key, map.dates);
         if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key) });
+        // Told as the file wrote it, not as the date it became.
+        else if (!isImportYear(iso)) problems.push({ field, problem: outsideImportYears(key) });
         else out[field] = iso;
       } else out[field] = value;
     }

@@ -5,7 +5,7 @@
  * the value types import records are made of.
  */
 import * as v from "valibot";
-import { isDate, parseInstantCeil } from "../../lib/dates.ts";
+import { isDate, parseInstantCeil, yearOf } from "../../lib/dates.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { CALENDAR_KEY_PATTERN } from "../../lib/public-holidays.ts";
 
@@ -27,6 +27,25 @@ export function describeValue(value: unknown): string {
 export function expected(what: string) {
   return (issue: v.BaseIssue<unknown>) =>
     issue.input === undefined || issue.input === null ? "is required" : `must be ${what}, not ${describeValue(issue.input)}`;
+}
+
+/**
+ * The years an import's dates lie in (docs/cli.md, "Limits"): every date field, whatever
+ * the file's format. Outside them no one's employment or leave is real, and the work a
+ * date costs is bounded: a booking's days are counted day by day, and each year it
+ * touches loads that year's public holidays.
+ */
+export const IMPORT_YEARS = { first: 1900, last: 2199 } as const;
+
+/** Whether `iso`, a real `YYYY-MM-DD`, lies in IMPORT_YEARS. */
+export function isImportYear(iso: string): boolean {
+  const year = yearOf(iso);
+  return year >= IMPORT_YEARS.first && year <= IMPORT_YEARS.last;
+}
+
+/** What a real date outside IMPORT_YEARS is told; `shown` is the value as the file wrote it. */
+export function outsideImportYears(shown: string): string {
+  return `must be a date in the years ${IMPORT_YEARS.first} to ${IMPORT_YEARS.last}, not ${describeValue(shown)}`;
 }
 
 /** The longest text field an import takes, in characters: Unicode code points, as Postgres and JSON Schema count them (README "Importing data"). */
@@ -62,6 +81,7 @@ export const optionalText = v.nullish(v.pipe(v.string(expected("text or null")),
 export const date = v.pipe(
   v.string(expected("a date YYYY-MM-DD")),
   v.check(isDate, (i) => `must be a real date YYYY-MM-DD, not ${describeValue(i.input)}`),
+  v.check(isImportYear, (i) => outsideImportYears(i.input as string)),
 );
 export const optionalDate = v.nullish(date, null);
 export const flag = v.nullish(v.boolean(expected("true or false")), false);

@@ -19,6 +19,7 @@
 import * as v from "valibot";
 import type { EmployeeInput } from "../../lib/admin-store.ts";
 import { restoreFormula } from "../../lib/csv-formula.ts";
+import { parseDate } from "../../lib/dates.ts";
 import { importDerivedId } from "./derived-ids.ts";
 import { readBookingFields, type BookingFields } from "./booking-fields.ts";
 import { holidayRow } from "./holiday-rows.ts";
@@ -121,7 +122,8 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
  * and text with the `'` that kept a spreadsheet from running it as a formula taken off.
  */
 function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a column named __proto__ stays a key, reported as unknown, not lost.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(row)) {
     const cell = typeof value === "string" ? value.trim() : value;
     if (BOOLEAN_FIELDS.has(key) && typeof cell === "string" && /^(true|false)$/i.test(cell)) out[key] = cell.toLowerCase() === "true";
@@ -132,7 +134,7 @@ function readTextCells(row: Record<string, unknown>): Record<string, unknown> {
 }
 
 function nestLeaveTypeColumns(row: Record<string, unknown>): Record<string, unknown> {
-  const nested: Record<string, unknown> = {};
+  const nested = Object.create(null) as Record<string, unknown>;
   const leaveType: Record<string, unknown> = Object.fromEntries(LEAVE_TYPE_KEYS.map((key) => [key, undefined]));
   for (const [column, value] of Object.entries(row)) {
     const key = LEAVE_TYPE_COLUMNS.get(column);
@@ -231,6 +233,7 @@ function bookingRow(
   const before = problems.length;
   // Both are valid YYYY-MM-DD dates (years 0001-9999), which sort as text as they do in time.
   if (b.end_date < b.start_date) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
+  else checkSpan(b.start_date, b.end_date, problems);
   checkHalfDay(b.start_half_day, b.start_half_period, "start", problems);
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
@@ -269,6 +272,22 @@ function bookingRow(
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _bookingFieldsCarried: SameKeys<Exclude<keyof BookingFields, "employee_external_id" | "leave_type">, Exclude<keyof BookingDraft, "leave_type_id">> = true;
 const _leaveTypeFieldsCarried: SameKeys<keyof BookingFields["leave_type"], keyof LeaveTypeRecord> = true;
+
+/**
+ * The most days a booking may span, first and last included (docs/cli.md, "Limits"): a
+ * booking's days are counted one by one, so its length bounds the work of its row.
+ * Longer absences (a career break) are several bookings.
+ */
+export const MAX_BOOKING_SPAN_DAYS = 1000;
+
+function checkSpan(start: string, end: string, problems: Problems): void {
+  const span = parseDate(end)! - parseDate(start)! + 1;
+  if (span > MAX_BOOKING_SPAN_DAYS)
+    problems.push({
+      field: "end_date",
+      problem: `is ${span.toLocaleString("en")} days from start_date ${start}, first and last included; a booking spans at most ${MAX_BOOKING_SPAN_DAYS.toLocaleString("en")} days, so split a longer absence into several bookings`,
+    });
+}
 
 /** A half-day period is `am`/`pm` exactly when its flag is true (docs/api.md, "Leave bookings"). */
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {

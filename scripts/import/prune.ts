@@ -8,7 +8,9 @@
  * Two guards, since a wrong file would otherwise empty the organisation: a file with no
  * rows is never a complete set, and deleting more than `maxPercent` of the records that
  * were live before the import (25% unless `--prune-max` says) is refused, saying how many
- * it would have deleted. Either refusal fails the import as a whole.
+ * it would have deleted: those it leaves out and those its rows mark `deleted: true`
+ * alike (for leave, every booking a row deletes counts, within the range or not). Either
+ * refusal fails the import as a whole.
  *
  * The ids the file names are remembered in a UuidSet (16 bytes each); the store's live
  * ids are then read in pages, in id order, twice: once to count what is absent, and once,
@@ -74,10 +76,23 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
       await eachAbsentPage(async (ids) => {
         absent += ids.length;
       });
-      if (absent * 100 > options.maxPercent * before) {
-        const percent = Math.ceil((absent * 100) / before);
+      // Rows marked "deleted": true count as much as records left out: a file of one live
+      // row and seven deletions empties the organisation just the same. Their deletes
+      // were written already (the transaction rolls them back on a refusal).
+      const marked = ctx.counts.deleted;
+      const deleting = absent + marked;
+      // Out of `before`; a file may delete what it created itself, so never past 100%.
+      if (deleting * 100 > options.maxPercent * Math.max(before, deleting)) {
+        const percent = Math.ceil((deleting * 100) / Math.max(before, deleting));
+        const n = (count: number) => count.toLocaleString("en");
+        const which =
+          marked === 0
+            ? "those the file leaves out"
+            : absent === 0
+              ? 'those the file marks "deleted": true'
+              : `${n(absent)} the file leaves out and ${n(marked)} it marks "deleted": true`;
         throw new FileProblem(
-          `--prune would delete ${absent.toLocaleString("en")} of the ${before.toLocaleString("en")} live ${what} (${percent}%), those the file leaves out; ` +
+          `--prune would delete ${n(deleting)} of the ${n(before)} live ${what} (${percent}%), ${which}; ` +
             `it deletes at most ${options.maxPercent}% unless --prune-max allows more (--prune-max ${percent})`,
         );
       }

@@ -84,7 +84,8 @@ export async function* readCsv(chunks: AsyncIterable<Uint8Array>, csv: ReadCsvOp
         yield { line, record: new UnreadableRecord(`has ${cells.length} fields; the header has ${header.length}`) };
         continue;
       }
-      const row: Record<string, string | null> = {};
+      // No prototype: a column named __proto__ or constructor is a cell like any other.
+      const row = Object.create(null) as Record<string, string | null>;
       for (const [i, name] of header.entries()) row[name] = cells[i] === "" ? null : cells[i]!;
       yield { line, record: row };
     }

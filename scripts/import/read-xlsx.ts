@@ -256,7 +256,7 @@ async function* sheetRecords(rows: AsyncIterable<SheetRow>): AsyncIterable<Sourc
       yield { line, record: new UnreadableRecord(`has a value in column ${columnLetter(beyond)}, which has no header`) };
       continue;
     }
-    const record: Record<string, string | null> = {};
+    const record = Object.create(null) as Record<string, string | null>;
     let size = 0;
     for (const [column, name] of header.entries()) {
       const cell = cells[column] ?? null;
