@@ -53,12 +53,34 @@ function attachTokensFile(database: { exec(sql: string): unknown }, filename: st
       return;
     }
     for (const statement of TOKEN_TABLES) database.exec(statement.replaceAll("tokens.", "main."));
+    for (const statement of ACCESS_VIEWS) database.exec(statement);
     return;
   }
   if (file !== ":memory:") database.exec("PRAGMA tokens.journal_mode = WAL");
   database.exec("PRAGMA tokens.synchronous = NORMAL");
+  // Nothing of the tokens file is mapped into memory: a file another process truncates or
+  // makes immutable would then fault the whole process (SIGBUS) instead of failing a query.
+  database.exec("PRAGMA tokens.mmap_size = 0");
   for (const statement of TOKEN_TABLES) database.exec(statement);
+  for (const statement of ACCESS_VIEWS) database.exec(statement);
 }
+
+/**
+ * The organisations and clients as their access controls stand (access-controls.ts): a
+ * row of the tokens file's organisation_access or client_access wins over the data file's
+ * columns, and a client revoked in either is revoked. Temporary, so on this connection
+ * only, and found by their plain names in either file (SQLite looks in `temp` first).
+ */
+const ACCESS_VIEWS = [
+  `create temp view if not exists organisations_now as select o.id, o.name, coalesce(a.api_enabled, o.api_enabled) as api_enabled,
+    o.created_at from main.organisations as o left join organisation_access as a on a.organisation_id = o.id`,
+  `create temp view if not exists api_clients_now as select c.client_id, c.organisation_id, c.name, c.scopes, c.created_at,
+    coalesce(min(c.revoked_at, a.revoked_at), c.revoked_at, a.revoked_at) as revoked_at,
+    coalesce(a.secret_digest, c.secret_digest) as secret_digest,
+    case when a.secret_digest is null then c.previous_secret_digest else a.previous_secret_digest end as previous_secret_digest,
+    case when a.secret_digest is null then c.previous_secret_expires_at else a.previous_secret_expires_at end as previous_secret_expires_at
+    from main.api_clients as c left join client_access as a on a.client_id = c.client_id`,
+];
 
 /** The tables of the tokens file, as migrations 0001, 0008 and 0009 left them. */
 const TOKEN_TABLES = [
@@ -69,6 +91,11 @@ const TOKEN_TABLES = [
   `create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`,
   // When each client last obtained a token (token-queries.ts, `credentials list`); migration 0009 on Postgres.
   `create table if not exists tokens.client_usage ("client_id" text primary key, "last_used_at" bigint not null)`,
+  // The access controls as set last (access-controls.ts), which no import of the data file delays.
+  `create table if not exists tokens.organisation_access ("organisation_id" text primary key, "api_enabled" integer not null,
+    "changed_at" bigint not null)`,
+  `create table if not exists tokens.client_access ("client_id" text primary key, "revoked_at" bigint, "secret_digest" text,
+    "previous_secret_digest" text, "previous_secret_expires_at" bigint, "changed_at" bigint not null)`,
 ];
 
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {
@@ -91,13 +118,15 @@ export interface SqliteStoreParts {
   now?: () => number;
   /** The runtime's native SHA-256 for the import's content digests (sql-context.ts). */
   sha256Hex?: Sha256Hex;
+  /** Throws StoreUnavailableError when the tokens file is no longer the one opened (adapters/sqlite-tokens-file.ts). */
+  checkTokensFile?: () => void;
 }
 
 /**
  * The one SQL store on a SQLite database, with live token grants reused for a few seconds
  * (lib/token-grant-cache.ts).
  */
-export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now, sha256Hex }: SqliteStoreParts): SqlAdminStore {
+export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now, sha256Hex, checkTokensFile }: SqliteStoreParts): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return openSqlAdminStore({
     db,
@@ -106,6 +135,7 @@ export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now,
     isUnavailable,
     randomBytes: cryptoRandomBytes,
     sha256Hex,
+    checkTokensFile,
     direct: hot?.run,
     close: async () => {
       await db.destroy();

@@ -146,7 +146,42 @@ export interface ClientUsageTable {
   last_used_at: Instant;
 }
 
+/**
+ * The access controls as a SQLite store last set them (access-controls.ts), in the tokens
+ * file so that no import's lock on the data file delays them; a row wins over the data
+ * file's columns, which get a copy when its lock is free.
+ */
+export interface OrganisationAccessTable {
+  organisation_id: string;
+  api_enabled: Bool;
+  changed_at: Instant;
+}
+
+/** A client's revocation and latest rotation, beside OrganisationAccessTable. */
+export interface ClientAccessTable {
+  client_id: string;
+  revoked_at: Instant | null;
+  /** Null when the client was never rotated here: then the data file's secret holds. */
+  secret_digest: string | null;
+  previous_secret_digest: string | null;
+  previous_secret_expires_at: Instant | null;
+  changed_at: Instant;
+}
+
+/**
+ * An organisation as its access controls stand: on SQLite a view per connection over the
+ * data file and the tokens file's OrganisationAccessTable; on Postgres, where the controls
+ * write the table itself, a view of it (migration 0013).
+ */
+export type OrganisationsNowView = OrganisationsTable;
+/** A client as its access controls stand, as OrganisationsNowView. */
+export type ApiClientsNowView = ApiClientsTable;
+
 export interface Tables {
+  organisations_now: OrganisationsNowView;
+  api_clients_now: ApiClientsNowView;
+  organisation_access: OrganisationAccessTable;
+  client_access: ClientAccessTable;
   installation: InstallationTable;
   organisations: OrganisationsTable;
   api_clients: ApiClientsTable;

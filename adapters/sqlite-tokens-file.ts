@@ -1,0 +1,84 @@
+/**
+ * The SQLite tokens file (adapters/sql/sqlite-store.ts, `tokensFileOf`) as the openers of
+ * adapters/bun/sqlite.ts and adapters/node/sqlite.ts keep it: created with the data file's
+ * mode, so that neither it nor the -wal and -shm SQLite makes beside it (which take its
+ * mode) is more readable than the data; and watched, so that a file deleted, replaced or
+ * made read-only under a running process is a fault (503, `/healthz` names token
+ * issuance) rather than a file it goes on writing alone. A process that wrote on in a
+ * deleted file would keep tokens that `org disable-api` deleted from the new one, and an
+ * `enable-api` would bring them back (issue 35).
+ */
+import { closeSync, chmodSync, openSync, readSync, statSync } from "node:fs";
+import { StoreUnavailableError } from "../lib/errors.ts";
+import { tokensFileOf } from "./sql/sqlite-store.ts";
+
+/** Before SQLite attaches it: a missing tokens file is created empty with the data file's mode. */
+export function createTokensFile(filename: string): void {
+  if (filename === ":memory:") return;
+  const data = statSync(filename, { throwIfNoEntry: false });
+  if (!data) return;
+  const mode = data.mode & 0o777;
+  let fd: number;
+  try {
+    fd = openSync(tokensFileOf(filename), "wx", mode);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EEXIST") return;
+    throw error;
+  }
+  closeSync(fd);
+  // The umask may have taken bits off; an empty file is a new SQLite database.
+  chmodSync(tokensFileOf(filename), mode);
+}
+
+function fault(file: string, what: string): StoreUnavailableError {
+  return new StoreUnavailableError(
+    `The tokens file ${file} ${what} while this process had it open: tokens cannot be issued or checked until the file is sound and the process restarted (docs/install.md, "The tokens file").`,
+    { part: "token_issuance" },
+  );
+}
+
+/**
+ * Once SQLite has the tokens file open: a check that throws StoreUnavailableError when the
+ * path no longer names that file (deleted, or replaced: another device and inode), or the
+ * file is read-only. None for ":memory:" or where SQLite attached no file (Deno).
+ */
+export function watchTokensFile(filename: string): (() => void) | undefined {
+  if (filename === ":memory:") return undefined;
+  const file = tokensFileOf(filename);
+  const opened = statSync(file, { throwIfNoEntry: false });
+  if (!opened) return undefined;
+  let headerReadAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = statSync(file, { throwIfNoEntry: false });
+    if (!now) throw fault(file, "was deleted");
+    if (now.ino !== opened.ino || now.dev !== opened.dev) throw fault(file, "was replaced by another file");
+    if ((now.mode & 0o222) === 0) throw fault(file, "was made read-only");
+    // SQLite reads what it has cached and what its log holds, and would not see a header
+    // overwritten under it until much later: the header is read again, once a second at most.
+    if (performance.now() - headerReadAt >= HEADER_EVERY_MS) {
+      if (!hasSqliteHeader(file, now.size)) throw fault(file, "was damaged (it no longer starts with SQLite's header)");
+      headerReadAt = performance.now();
+    }
+  };
+}
+
+const HEADER_EVERY_MS = 1000;
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/** Whether the file starts as every SQLite database does; an empty one (no page written yet) does. */
+function hasSqliteHeader(file: string, size: number): boolean {
+  if (size === 0) return true;
+  const bytes = Buffer.alloc(SQLITE_HEADER.length);
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return false;
+  }
+  try {
+    readSync(fd, bytes, 0, bytes.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes.toString("latin1") === SQLITE_HEADER;
+}

@@ -1,0 +1,136 @@
+/**
+ * The SQLite tokens file under a running `leaveapi serve` (DECISIONS §2; issue 35):
+ * deleted, replaced by another file, made read-only, or damaged. Each time the server
+ * notices: the token endpoint answers 503 (never a 500), a token issued before is not
+ * accepted again (no `org disable-api` + `enable-api` through a new file revives it),
+ * `/healthz` answers 503 naming token issuance, the log says why; and `leaveapi check`
+ * reports a read-only or damaged file.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, copyFileSync, openSync, renameSync, rmSync, writeSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { fetchAccessToken, runCli, runJson, scratchDir, startServer } from "./cli-harness.ts";
+import { pollUntil } from "./pg-scratch.ts";
+
+const scratch = scratchDir();
+afterAll(() => scratch.dispose());
+
+type Fault = "deleted" | "replaced" | "read-only" | "damaged";
+
+function breakTokensFile(file: string, fault: Fault): void {
+  const tokens = `${file}-tokens`;
+  if (fault === "deleted") for (const suffix of ["", "-wal", "-shm"]) rmSync(`${tokens}${suffix}`, { force: true });
+  if (fault === "replaced") {
+    // An older copy of the file, put in its place as a restore or a careless copy would.
+    copyFileSync(tokens, `${tokens}.copy`);
+    renameSync(`${tokens}.copy`, tokens);
+  }
+  if (fault === "read-only") chmodSync(tokens, 0o444);
+  if (fault === "damaged") {
+    const fd = openSync(tokens, "r+");
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 0);
+    closeSync(fd);
+  }
+}
+
+async function tokenFileFault(fault: Fault): Promise<void> {
+  const file = join(scratch.dir, `${fault}.sqlite`);
+  const db = ["--db", file];
+  const org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Faulty"])).id;
+  await runJson([...db, "org", "enable-api", org]);
+  const client = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org]);
+  const server = await startServer(db);
+  try {
+    const token = await fetchAccessToken(server.baseUrl, client);
+    const read = () => fetch(`${server.baseUrl}/v1/employees`, { headers: { Authorization: `Bearer ${token}` } });
+    const askToken = () =>
+      fetch(`${server.baseUrl}/v1/oauth/token`, {
+        method: "POST",
+        headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+    expect((await read()).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+
+    breakTokensFile(file, fault);
+    if (fault === "deleted" || fault === "replaced") {
+      // The commands open the file now at the path: the server's tokens must not come back through it.
+      await runJson([...db, "org", "disable-api", org]);
+      await runJson([...db, "org", "enable-api", org]);
+    }
+    // Noticed within seconds (a damaged header is read again once a second): /healthz says so first.
+    await pollUntil("/healthz answers 503", 5000, async () => ((await fetch(`${server.baseUrl}/healthz`)).status === 503 ? true : undefined));
+    const issued = await askToken();
+    expect(issued.status).toBe(503);
+    expect(issued.headers.get("retry-after")).toBe("5");
+    expect(((await issued.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    // The token issued before the fault is not accepted (within the grant cache's seconds).
+    const refused = await pollUntil("the earlier token no longer accepted", 5000, async () => {
+      const res = await read();
+      return res.status === 200 ? undefined : res.status;
+    });
+    expect([401, 503]).toContain(refused.value);
+    const health = await fetch(`${server.baseUrl}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({
+      error: "temporarily_unavailable",
+      error_description: expect.any(String),
+      unavailable: "token_issuance",
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await askToken()).status, (await read()).status);
+    expect(statuses.filter((s) => s === 500 || s === 200)).toEqual([]);
+    expect(server.output()).not.toContain('"status":500');
+    expect(server.output()).toContain("StoreUnavailableError");
+    if (fault === "read-only" || fault === "damaged") {
+      const check = await runCli([...db, "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain("tokens file");
+    }
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+}
+
+describe("a SQLite tokens file broken under a running server", () => {
+  for (const fault of ["deleted", "replaced", "read-only", "damaged"] as const) {
+    test(`${fault}: 503 on the token endpoint, /healthz 503 naming token issuance, no token revived, no 500`, () => tokenFileFault(fault), 60_000);
+  }
+
+  test("a tokens file read-only at start: 503 and /healthz 503, and check reports it", async () => {
+    const file = join(scratch.dir, "read-only-at-start.sqlite");
+    const db = ["--db", file];
+    const org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Read only"])).id;
+    await runJson([...db, "org", "enable-api", org]);
+    const client = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org]);
+    chmodSync(`${file}-tokens`, 0o444);
+    const server = await startServer(db);
+    try {
+      const res = await fetch(`${server.baseUrl}/v1/oauth/token`, {
+        method: "POST",
+        headers: { Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      expect(res.status).toBe(503);
+      const health = await fetch(`${server.baseUrl}/healthz`);
+      expect(health.status).toBe(503);
+      expect(((await health.json()) as { unavailable: string }).unavailable).toBe("token_issuance");
+    } finally {
+      await server.stop();
+    }
+    const check = await runCli([...db, "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain("read-only");
+  }, 60_000);
+
+  test("a new tokens file takes the data file's mode (SQLite gives its -wal and -shm the mode of their file)", async () => {
+    const file = join(scratch.dir, "modes.sqlite");
+    const db = ["--db", file];
+    const org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Modes"])).id;
+    chmodSync(file, 0o600);
+    for (const suffix of ["-tokens", "-tokens-wal", "-tokens-shm"]) rmSync(`${file}${suffix}`, { force: true });
+    await runJson([...db, "org", "enable-api", org]);
+    const { statSync } = await import("node:fs");
+    expect((statSync(`${file}-tokens`).mode & 0o777).toString(8)).toBe("600");
+  }, 60_000);
+});
