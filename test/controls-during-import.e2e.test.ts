@@ -78,6 +78,9 @@ async function controlsDuringImport(dbArgs: string[], sqliteFile: string | null,
     if (sqliteFile !== null && !dryRun) await pollUntil("the import holds the write lock", 60_000, async () => (sqliteLockHeld(sqliteFile) ? true : undefined));
     else await Bun.sleep(500);
 
+    // A writer that must wait for the import says whom it waits for (issue 35), and then does its work.
+    const erasing = sqliteFile !== null && !dryRun ? runCli([...dbArgs, "erase", "--org", org, "--employee", "E000001", "--yes"]) : null;
+
     const revoke = await timed([...dbArgs, "credentials", "revoke", revoked.client_id]);
     const refusedAfterRevoke = await pollUntil("the revoked token refused", EFFECT_MS, async () =>
       (await statusWith(revokedToken)) === 401 ? true : undefined,
@@ -118,6 +121,13 @@ async function controlsDuringImport(dbArgs: string[], sqliteFile: string | null,
     );
 
     expect(await importing.exited).toBe(0);
+    if (erasing !== null) {
+      const erased = await erasing;
+      expect({ code: erased.code, stderr: erased.stderr }).toEqual({
+        code: 0,
+        stderr: expect.stringMatching(/^leaveapi: waiting for the import of leave into Busy real \(process \d+, started [^)]+\) to finish before erasing /),
+      });
+    }
     const [stdout] = await importOutput;
     expect(stdout).toContain(dryRun ? "dry run: nothing was written" : `imported ${BOOKINGS} rows`);
     // Once the import has ended, the state holds and the revoked token stays refused.
@@ -128,6 +138,23 @@ async function controlsDuringImport(dbArgs: string[], sqliteFile: string | null,
     await server.stop();
   }
 }
+
+test("a command that gives up on a held SQLite lock says the database is busy, not unreachable", async () => {
+  const file = join(scratch.dir, "busy.sqlite");
+  const org = (await runJson<{ id: string }>(["--db", file, "org", "create", "--name", "Busy"])).id;
+  const holder = new Database(file);
+  holder.exec("BEGIN");
+  holder.exec("DELETE FROM publications WHERE 0");
+  try {
+    const renamed = await runCli(["--db", file, "org", "rename", org, "--name", "Renamed"]);
+    expect(renamed.code).toBe(1);
+    expect(renamed.stderr).toContain("leaveapi: the database is busy: another process (an import or a command) held its write lock");
+    expect(renamed.stderr).not.toContain("unreachable");
+  } finally {
+    holder.exec("ROLLBACK");
+    holder.close();
+  }
+}, 30_000);
 
 describe("the controls during an import of 300,000 bookings and its dry run", () => {
   for (const dryRun of [true, false]) {
@@ -141,3 +168,33 @@ describe("the controls during an import of 300,000 bookings and its dry run", ()
     }, 240_000);
   }
 });
+
+test("a backup taken while the data file's lock is held holds the controls set meanwhile", async () => {
+  const file = join(scratch.dir, "backup.sqlite");
+  const db = ["--db", file];
+  const org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Backed up"])).id;
+  await runJson([...db, "org", "enable-api", org]);
+  const client = await runJson<Credentials>([...db, "credentials", "create", "--org", org]);
+  const holder = new Database(file);
+  holder.exec("BEGIN");
+  holder.exec("DELETE FROM publications WHERE 0");
+  try {
+    await runJson([...db, "credentials", "revoke", client.client_id]);
+    await runJson([...db, "org", "disable-api", org]);
+    // Not in the data file yet: its lock is held, as an import holds it.
+    const inData = new Database(file, { readonly: true });
+    expect(inData.query("select revoked_at from api_clients").get()).toEqual({ revoked_at: null });
+    inData.close();
+    await runJson([...db, "backup", join(scratch.dir, "copy.sqlite")]);
+  } finally {
+    holder.exec("ROLLBACK");
+    holder.close();
+  }
+  const copy = new Database(join(scratch.dir, "copy.sqlite"), { readonly: true });
+  try {
+    expect(copy.query<{ revoked: number }, []>("select revoked_at is not null as revoked from api_clients").get()).toEqual({ revoked: 1 });
+    expect(copy.query("select api_enabled from organisations").get()).toEqual({ api_enabled: 0 });
+  } finally {
+    copy.close();
+  }
+}, 30_000);

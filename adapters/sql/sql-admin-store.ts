@@ -53,14 +53,20 @@ export function openSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
 
 const contexts = new WeakMap<SqlAdminStore, SqlContext>();
 
+/** The context of a store from openSqlAdminStore, for what the commands ask of it beside the AdminStore (running-writers.ts). */
+export function sqlContextOf(store: SqlAdminStore): SqlContext {
+  const ctx = contexts.get(store);
+  if (!ctx) throw new Error("Not a store opened by openSqlAdminStore.");
+  return ctx;
+}
+
 /**
  * When each client last obtained a token (written at most once a minute per client and
  * process: token-queries.ts), for `leaveapi credentials list`; a client that never did is
  * absent.
  */
 export async function clientsLastUsed(store: SqlAdminStore): Promise<Map<string, number>> {
-  const ctx = contexts.get(store);
-  if (!ctx) throw new Error("Not a store opened by openSqlAdminStore.");
+  const ctx = sqlContextOf(store);
   const rows = await ctx.guard(() => ctx.db.selectFrom("client_usage").select(["client_id", "last_used_at"]).execute());
   return new Map(rows.map((r) => [r.client_id, instant(r.last_used_at)]));
 }

@@ -94,6 +94,8 @@ const TOKEN_TABLES = [
   // The access controls as set last (access-controls.ts), which no import of the data file delays.
   `create table if not exists tokens.organisation_access ("organisation_id" text primary key, "api_enabled" integer not null,
     "changed_at" bigint not null)`,
+  // The processes writing the data file for long, as they announced themselves (running-writers.ts).
+  `create table if not exists tokens.running_writers ("pid" integer not null, "what" text not null, "started_at" bigint not null)`,
   `create table if not exists tokens.client_access ("client_id" text primary key, "revoked_at" bigint, "secret_digest" text,
     "previous_secret_digest" text, "previous_secret_expires_at" bigint, "changed_at" bigint not null)`,
 ];

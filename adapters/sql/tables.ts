@@ -177,7 +177,15 @@ export type OrganisationsNowView = OrganisationsTable;
 /** A client as its access controls stand, as OrganisationsNowView. */
 export type ApiClientsNowView = ApiClientsTable;
 
+/** A process writing a SQLite data file for long (an import), in the tokens file: running-writers.ts. */
+export interface RunningWritersTable {
+  pid: number;
+  what: string;
+  started_at: Instant;
+}
+
 export interface Tables {
+  running_writers: RunningWritersTable;
   organisations_now: OrganisationsNowView;
   api_clients_now: ApiClientsNowView;
   organisation_access: OrganisationAccessTable;
