@@ -8,7 +8,7 @@
  * deleted file would keep tokens that `org disable-api` deleted from the new one, and an
  * `enable-api` would bring them back (issue 35).
  */
-import { closeSync, chmodSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, chmodSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { StoreUnavailableError } from "../lib/errors.ts";
 import { tokensFileOf } from "./sql/sqlite-store.ts";
 
@@ -39,8 +39,9 @@ function fault(file: string, what: string): StoreUnavailableError {
 
 /**
  * Once SQLite has the tokens file open: a check that throws StoreUnavailableError when the
- * path no longer names that file (deleted, or replaced: another device and inode), or the
- * file is read-only. None for ":memory:" or where SQLite attached no file (Deno).
+ * path no longer names that file (deleted, or replaced: another device and inode), the
+ * file is read-only, or its header is no longer SQLite's (damaged). None for ":memory:" or
+ * where SQLite attached no file (Deno).
  */
 export function watchTokensFile(filename: string): (() => void) | undefined {
   if (filename === ":memory:") return undefined;
@@ -48,6 +49,7 @@ export function watchTokensFile(filename: string): (() => void) | undefined {
   const opened = statSync(file, { throwIfNoEntry: false });
   if (!opened) return undefined;
   let headerReadAt = Number.NEGATIVE_INFINITY;
+  let descriptor: number | undefined;
   return () => {
     const now = statSync(file, { throwIfNoEntry: false });
     if (!now) throw fault(file, "was deleted");
@@ -56,7 +58,10 @@ export function watchTokensFile(filename: string): (() => void) | undefined {
     // SQLite reads what it has cached and what its log holds, and would not see a header
     // overwritten under it until much later: the header is read again, once a second at most.
     if (performance.now() - headerReadAt >= HEADER_EVERY_MS) {
-      if (!hasSqliteHeader(file, now.size)) throw fault(file, "was damaged (it no longer starts with SQLite's header)");
+      // The descriptor found last, while it still names the file; else looked for again.
+      if (descriptor === undefined || !names(descriptor, opened)) descriptor = descriptorOf(opened.ino, opened.dev);
+      const fd = descriptor;
+      if (fd !== undefined && !hasSqliteHeader(fd, now.size)) throw fault(file, "was damaged (it no longer starts with SQLite's header)");
       headerReadAt = performance.now();
     }
   };
@@ -65,20 +70,41 @@ export function watchTokensFile(filename: string): (() => void) | undefined {
 const HEADER_EVERY_MS = 1000;
 const SQLITE_HEADER = "SQLite format 3\0";
 
-/** Whether the file starts as every SQLite database does; an empty one (no page written yet) does. */
-function hasSqliteHeader(file: string, size: number): boolean {
-  if (size === 0) return true;
-  const bytes = Buffer.alloc(SQLITE_HEADER.length);
-  let fd: number;
+/**
+ * A descriptor SQLite holds on the file with inode `ino`, found in /proc/self/fd (Linux;
+ * elsewhere none, and the header goes unread). The header is read through SQLite's own
+ * descriptor, never by opening the path: closing any descriptor of a file drops every
+ * POSIX lock this process holds on it, SQLite's included.
+ */
+function descriptorOf(ino: number, dev: number): number | undefined {
+  let entries: string[];
   try {
-    fd = openSync(file, "r");
+    entries = readdirSync("/proc/self/fd");
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    const fd = Number(entry);
+    // One closed since it was listed (the listing's own among them) names nothing.
+    if (names(fd, { ino, dev })) return fd;
+  }
+  return undefined;
+}
+
+/** Whether `fd` is open on the file `file` names by device and inode. */
+function names(fd: number, file: { ino: number; dev: number }): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.ino === file.ino && stat.dev === file.dev;
   } catch {
     return false;
   }
-  try {
-    readSync(fd, bytes, 0, bytes.length, 0);
-  } finally {
-    closeSync(fd);
-  }
+}
+
+/** Whether the file SQLite has open as `fd` starts as every SQLite database does; an empty one (no page written yet) does. */
+function hasSqliteHeader(fd: number, size: number): boolean {
+  if (size === 0) return true;
+  const bytes = Buffer.alloc(SQLITE_HEADER.length);
+  readSync(fd, bytes, 0, bytes.length, 0);
   return bytes.toString("latin1") === SQLITE_HEADER;
 }
