@@ -6,6 +6,7 @@
  * `/healthz` answers 503 naming token issuance, the log says why; and `leaveapi check`
  * reports a read-only or damaged file.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, openSync, renameSync, rmSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
@@ -134,3 +135,39 @@ describe("a SQLite tokens file broken under a running server", () => {
     expect((statSync(`${file}-tokens`).mode & 0o777).toString(8)).toBe("600");
   }, 60_000);
 });
+
+test("an older copy of the tokens file put back undoes no later control: access stays off, the old secret stays refused", async () => {
+  const file = join(scratch.dir, "older-copy.sqlite");
+  const db = ["--db", file];
+  const org = (await runJson<{ id: string }>([...db, "org", "create", "--name", "Older copy"])).id;
+  await runJson([...db, "org", "enable-api", org]);
+  const client = await runJson<{ client_id: string; client_secret: string }>([...db, "credentials", "create", "--org", org]);
+  await runJson([...db, "org", "disable-api", org]);
+  await runJson([...db, "org", "enable-api", org]);
+  // The copy: access on, the first secret.
+  const older = join(scratch.dir, "older-copy.tokens");
+  const tokens = new Database(`${file}-tokens`);
+  tokens.query("VACUUM INTO ?").run(older);
+  tokens.close();
+  const rotated = await runJson<{ client_secret: string }>([...db, "credentials", "rotate", client.client_id]);
+  await runJson([...db, "org", "disable-api", org]);
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}-tokens${suffix}`, { force: true });
+  copyFileSync(older, `${file}-tokens`);
+
+  const orgs = await runJson<{ id: string; api_enabled: boolean }[]>([...db, "org", "list"]);
+  expect(orgs.find((o) => o.id === org)?.api_enabled).toBe(false);
+  await runJson([...db, "org", "enable-api", org]);
+  const server = await startServer(db);
+  try {
+    const ask = (secret: string) =>
+      fetch(`${server.baseUrl}/v1/oauth/token`, {
+        method: "POST",
+        headers: { Authorization: `Basic ${btoa(`${client.client_id}:${secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+    expect((await ask(client.client_secret)).status).toBe(401);
+    expect((await ask(rotated.client_secret)).status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+}, 60_000);

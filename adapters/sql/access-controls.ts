@@ -8,7 +8,9 @@
  * deletion of the tokens it ends, and takes effect there at once: every query that asks
  * whether a client or an organisation may have tokens reads the views `api_clients_now`
  * and `organisations_now`, in which a control of the tokens file wins over the data file's
- * columns. The data file gets a copy (`copyControlsToDataFile`) when its lock is free, so
+ * columns when its version is the higher (each control is one more than the version it
+ * replaced; the data file keeps the version it copied, so an older tokens file put back
+ * never undoes a newer control). The data file gets a copy (`copyControlsToDataFile`) when its lock is free, so
  * that a backup (VACUUM INTO of the data file) and a data file restored without its
  * tokens file still hold every revocation: right after the control, when the next command
  * opens the store, and when an import ends.
@@ -67,13 +69,13 @@ export function sqliteAccessControls(ctx: SqlContext): Pick<AdminStore, "setApiE
   return {
     setApiEnabled: (id, enabled) =>
       control(async (trx) => {
-        const org = await trx.selectFrom("organisations").select("id").where("id", "=", id).executeTakeFirst();
+        const org = await trx.selectFrom("organisations_now").select("api_version").where("id", "=", id).executeTakeFirst();
         if (!org) return false;
-        const api_enabled = ctx.boolValue(enabled);
+        const setting = { api_enabled: ctx.boolValue(enabled), version: Number(org.api_version ?? 0) + 1, changed_at: now() };
         await trx
           .insertInto("organisation_access")
-          .values({ organisation_id: id, api_enabled, changed_at: now() })
-          .onConflict((oc) => oc.column("organisation_id").doUpdateSet({ api_enabled, changed_at: now() }))
+          .values({ organisation_id: id, ...setting })
+          .onConflict((oc) => oc.column("organisation_id").doUpdateSet(setting))
           .execute();
         // Off revokes the live tokens for good, in the same transaction of the same file
         // that saveToken's insert checks access in (token-queries.ts).
@@ -87,7 +89,7 @@ export function sqliteAccessControls(ctx: SqlContext): Pick<AdminStore, "setApiE
         if (!before) return null;
         await trx
           .insertInto("client_access")
-          .values({ client_id: clientId, revoked_at: at, changed_at: now() })
+          .values({ client_id: clientId, revoked_at: at, secret_version: 0, changed_at: now() })
           .onConflict((oc) =>
             // Revoking again keeps the first revocation.
             oc.column("client_id").doUpdateSet({ revoked_at: sql`coalesce(client_access.revoked_at, excluded.revoked_at)`, changed_at: now() }),
@@ -102,7 +104,7 @@ export function sqliteAccessControls(ctx: SqlContext): Pick<AdminStore, "setApiE
       control(async (trx) => {
         const row = await trx
           .selectFrom("api_clients_now")
-          .select([...CLIENT_COLUMNS, "secret_digest"])
+          .select([...CLIENT_COLUMNS, "secret_digest", "secret_version"])
           .where("client_id", "=", clientId)
           .executeTakeFirst();
         if (!row || row.revoked_at !== null) return row ? toClient(row) : null;
@@ -111,6 +113,7 @@ export function sqliteAccessControls(ctx: SqlContext): Pick<AdminStore, "setApiE
           secret_digest: secretDigest,
           previous_secret_digest: keepPrevious ? row.secret_digest : null,
           previous_secret_expires_at: keepPrevious ? previousExpiresAt : null,
+          secret_version: Number(row.secret_version ?? 0) + 1,
           changed_at: now(),
         };
         await trx
@@ -135,24 +138,26 @@ export async function copyControlsToDataFile(ctx: SqlContext, waitMs: number): P
     const organisations = await conn
       .selectFrom("organisation_access as a")
       .innerJoin("organisations as o", "o.id", "a.organisation_id")
-      .select(["a.organisation_id", "a.api_enabled"])
-      .where(sql<boolean>`a.api_enabled is not o.api_enabled`)
+      .select(["a.organisation_id", "a.api_enabled", "a.version"])
+      .where(sql<boolean>`a.version > coalesce(o.api_version, 0)`)
       .execute();
     const clients = await conn
       .selectFrom("client_access as a")
       .innerJoin("api_clients as c", "c.client_id", "a.client_id")
-      .select(["a.client_id", "a.revoked_at", "a.secret_digest", "a.previous_secret_digest", "a.previous_secret_expires_at"])
-      .where(
-        sql<boolean>`(a.revoked_at is not null and c.revoked_at is null) or (a.secret_digest is not null and (a.secret_digest is not c.secret_digest
-          or a.previous_secret_digest is not c.previous_secret_digest or a.previous_secret_expires_at is not c.previous_secret_expires_at))`,
-      )
+      .select(["a.client_id", "a.revoked_at", "a.secret_digest", "a.previous_secret_digest", "a.previous_secret_expires_at", "a.secret_version"])
+      .where(sql<boolean>`(a.revoked_at is not null and c.revoked_at is null) or a.secret_version > coalesce(c.secret_version, 0)`)
       .execute();
     if (organisations.length === 0 && clients.length === 0) return true;
     const [timeout] = Object.values((await sql<Record<string, number>>`pragma busy_timeout`.execute(conn)).rows[0] ?? {});
     await sql.raw(`pragma busy_timeout = ${Math.trunc(waitMs)}`).execute(conn);
     try {
       await conn.transaction().execute(async (trx) => {
-        for (const o of organisations) await trx.updateTable("organisations").set({ api_enabled: o.api_enabled }).where("id", "=", o.organisation_id).execute();
+        for (const o of organisations)
+          await trx
+            .updateTable("organisations")
+            .set({ api_enabled: o.api_enabled, api_version: Number(o.version) })
+            .where("id", "=", o.organisation_id)
+            .execute();
         for (const c of clients) await copyClient(trx, c);
       });
       return true;
@@ -173,6 +178,7 @@ async function copyClient(
     secret_digest: string | null;
     previous_secret_digest: string | null;
     previous_secret_expires_at: number | string | null;
+    secret_version: number | string;
   },
 ): Promise<void> {
   if (c.revoked_at !== null)
@@ -189,7 +195,9 @@ async function copyClient(
         secret_digest: c.secret_digest,
         previous_secret_digest: c.previous_secret_digest,
         previous_secret_expires_at: c.previous_secret_expires_at === null ? null : Number(c.previous_secret_expires_at),
+        secret_version: Number(c.secret_version),
       })
       .where("client_id", "=", c.client_id)
+      .where(sql<boolean>`coalesce(secret_version, 0) < ${Number(c.secret_version)}`)
       .execute();
 }

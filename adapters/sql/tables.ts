@@ -31,6 +31,8 @@ export interface OrganisationsTable {
   name: string;
   api_enabled: Bool;
   created_at: Instant;
+  /** Added by 0013: how many times API access was set through the tokens file when this was copied here (access-controls.ts); null: never. */
+  api_version: number | string | null;
 }
 
 export interface ApiClientsTable {
@@ -44,6 +46,8 @@ export interface ApiClientsTable {
   /** Added by 0003: the secret a rotation replaced, until its grace period ends. */
   previous_secret_digest: string | null;
   previous_secret_expires_at: Instant | null;
+  /** Added by 0013: the rotation through the tokens file this secret was copied from (access-controls.ts); null: none. */
+  secret_version: number | string | null;
 }
 
 export interface AccessTokensTable {
@@ -154,6 +158,8 @@ export interface ClientUsageTable {
 export interface OrganisationAccessTable {
   organisation_id: string;
   api_enabled: Bool;
+  /** One more than the version the setting replaced: the higher of this and the data file's `api_version` wins. */
+  version: number | string;
   changed_at: Instant;
 }
 
@@ -165,6 +171,8 @@ export interface ClientAccessTable {
   secret_digest: string | null;
   previous_secret_digest: string | null;
   previous_secret_expires_at: Instant | null;
+  /** As OrganisationAccessTable's `version`, against the data file's `secret_version`; 0 when never rotated here. */
+  secret_version: number | string;
   changed_at: Instant;
 }
 

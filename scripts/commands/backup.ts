@@ -34,24 +34,25 @@ function removeDatabaseFiles(file: string): void {
 function copyAccessControls(source: string, temp: string): void {
   const tokens = tokensFileOf(source);
   if (!existsSync(tokens)) return;
-  let organisations: { organisation_id: string; api_enabled: number }[];
+  let organisations: { organisation_id: string; api_enabled: number; version: number }[];
   let clients: {
     client_id: string;
     revoked_at: number | null;
     secret_digest: string | null;
     previous_secret_digest: string | null;
     previous_secret_expires_at: number | null;
+    secret_version: number;
   }[];
   const read = openExistingSqlite(tokens);
   try {
     const has = (table: string) => read.query("select 1 from sqlite_master where type = 'table' and name = ?").get(table) !== null;
     organisations = has("organisation_access")
-      ? read.query<(typeof organisations)[number], []>("select organisation_id, api_enabled from organisation_access").all()
+      ? read.query<(typeof organisations)[number], []>("select organisation_id, api_enabled, version from organisation_access").all()
       : [];
     clients = has("client_access")
       ? read
           .query<(typeof clients)[number], []>(
-            "select client_id, revoked_at, secret_digest, previous_secret_digest, previous_secret_expires_at from client_access",
+            "select client_id, revoked_at, secret_digest, previous_secret_digest, previous_secret_expires_at, secret_version from client_access",
           )
           .all()
       : [];
@@ -62,14 +63,22 @@ function copyAccessControls(source: string, temp: string): void {
   }
   const copy = new Database(temp, { readwrite: true, create: false, strict: true });
   try {
+    // The rules of the store's own copy (adapters/sql/access-controls.ts): a revocation in
+    // either file holds, and of two settings the higher version wins.
     copy.transaction(() => {
-      for (const o of organisations) copy.query("update organisations set api_enabled = ? where id = ?").run(o.api_enabled, o.organisation_id);
+      for (const o of organisations)
+        copy
+          .query("update organisations set api_enabled = ?, api_version = ? where id = ? and coalesce(api_version, 0) < ?")
+          .run(o.api_enabled, o.version, o.organisation_id, o.version);
       for (const c of clients) {
         if (c.revoked_at !== null) copy.query("update api_clients set revoked_at = coalesce(revoked_at, ?) where client_id = ?").run(c.revoked_at, c.client_id);
         if (c.secret_digest !== null)
           copy
-            .query("update api_clients set secret_digest = ?, previous_secret_digest = ?, previous_secret_expires_at = ? where client_id = ?")
-            .run(c.secret_digest, c.previous_secret_digest, c.previous_secret_expires_at, c.client_id);
+            .query(
+              "update api_clients set secret_digest = ?, previous_secret_digest = ?, previous_secret_expires_at = ?, secret_version = ? " +
+                "where client_id = ? and coalesce(secret_version, 0) < ?",
+            )
+            .run(c.secret_digest, c.previous_secret_digest, c.previous_secret_expires_at, c.secret_version, c.client_id, c.secret_version);
       }
     })();
   } finally {
