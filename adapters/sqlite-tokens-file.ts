@@ -12,7 +12,11 @@ import { closeSync, chmodSync, fstatSync, openSync, readdirSync, readSync, statS
 import { StoreUnavailableError } from "../lib/errors.ts";
 import { tokensFileOf } from "./sql/sqlite-store.ts";
 
-/** Before SQLite attaches it: a missing tokens file is created empty with the data file's mode. */
+/**
+ * Before SQLite attaches it: a missing tokens file is created empty with the data file's
+ * mode, and one open to more than the data file (made by an earlier version, with the
+ * umask's mode) is narrowed to it, never widened.
+ */
 export function createTokensFile(filename: string): void {
   if (filename === ":memory:") return;
   const data = statSync(filename, { throwIfNoEntry: false });
@@ -22,12 +26,28 @@ export function createTokensFile(filename: string): void {
   try {
     fd = openSync(tokensFileOf(filename), "wx", mode);
   } catch (error) {
-    if ((error as { code?: unknown }).code === "EEXIST") return;
-    throw error;
+    if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+    for (const suffix of ["", "-wal", "-shm"]) narrowMode(`${tokensFileOf(filename)}${suffix}`, mode);
+    return;
   }
   closeSync(fd);
   // The umask may have taken bits off; an empty file is a new SQLite database.
   chmodSync(tokensFileOf(filename), mode);
+}
+
+/**
+ * Takes from `file`'s group and other bits what `mode` lacks (its owner's are left: a
+ * read-only data file must not make token issuance fail); a file that is gone, or not
+ * this user's to change, is left.
+ */
+function narrowMode(file: string, mode: number): void {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat || (stat.mode & 0o077 & ~mode) === 0) return;
+  try {
+    chmodSync(file, (stat.mode & 0o700) | (stat.mode & 0o077 & mode));
+  } catch {
+    // Another user's file: SQLite opens it as it can, and `leaveapi check` says if it is read-only.
+  }
 }
 
 function fault(file: string, what: string): StoreUnavailableError {

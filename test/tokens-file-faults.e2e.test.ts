@@ -8,7 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, openSync, renameSync, rmSync, writeSync, closeSync } from "node:fs";
+import { chmodSync, copyFileSync, openSync, renameSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { fetchAccessToken, runCli, runJson, scratchDir, startServer } from "./cli-harness.ts";
 import { pollUntil } from "./pg-scratch.ts";
@@ -171,3 +171,16 @@ test("an older copy of the tokens file put back undoes no later control: access 
     await server.stop();
   }
 }, 60_000);
+
+test("a tokens file open to more than the database file is narrowed to its mode when the store opens", async () => {
+  const file = join(scratch.dir, "wide.sqlite");
+  await runJson(["--db", file, "org", "create", "--name", "Wide"]);
+  chmodSync(file, 0o600);
+  chmodSync(`${file}-tokens`, 0o644);
+  await runJson(["--db", file, "org", "list"]);
+  expect((statSync(`${file}-tokens`).mode & 0o777).toString(8)).toBe("600");
+  // Never widened: a narrower one stays as it is.
+  chmodSync(file, 0o644);
+  await runJson(["--db", file, "org", "list"]);
+  expect((statSync(`${file}-tokens`).mode & 0o777).toString(8)).toBe("600");
+}, 30_000);
