@@ -184,3 +184,18 @@ test("a tokens file open to more than the database file is narrowed to its mode 
   await runJson(["--db", file, "org", "list"]);
   expect((statSync(`${file}-tokens`).mode & 0o777).toString(8)).toBe("600");
 }, 30_000);
+
+test("a tokens file damaged before the server starts: serve refuses to start with one clear line, check reports it", async () => {
+  const file = join(scratch.dir, "damaged-at-start.sqlite");
+  await runJson(["--db", file, "org", "create", "--name", "Damaged"]);
+  breakTokensFile(file, "damaged");
+  // Before issue 35 the store kept its tokens and controls in the data file instead, without a word.
+  const serve = await runCli(["--db", file, "serve", "--port", "0"]);
+  expect(serve.code).toBe(1);
+  expect(serve.stderr.trim().split("\n")).toEqual([
+    `leaveapi: cannot open the sqlite database ${file}: the tokens file ${file}-tokens cannot be used (file is not a database); run 'leaveapi check'. A damaged one can be moved aside: clients then ask for new tokens`,
+  ]);
+  const check = await runCli(["--db", file, "check"]);
+  expect(check.code).toBe(1);
+  expect(check.stderr).toContain("tokens file: the database cannot be read: file is not a database");
+}, 30_000);

@@ -28,8 +28,12 @@ import type { Tables } from "./tables.ts";
 
 export const CLIENT_COLUMNS = ["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"] as const;
 
-/** How long a control waits for the data file's lock to copy itself there, in ms: it has taken effect already. */
-const COPY_WAIT_MS = 200;
+/**
+ * How long a control waits for the data file's lock to copy itself there, in ms: not at
+ * all. It has taken effect already, and a lock held is held by an import for long; the
+ * copy is made later (`copyControlsToDataFile`'s other callers).
+ */
+const COPY_WAIT_MS = 0;
 
 /** A write that changes nothing: it takes the tokens file's lock, and only that, before the transaction reads. */
 const LOCK_TOKENS_FILE = sql`delete from client_access where 0`;

@@ -15,6 +15,12 @@ export interface RunningWriter {
   started_at: number;
 }
 
+/** SQLite's "another connection holds the lock", as bun:sqlite (a code) and node:sqlite (a message) say it. */
+function lockHeld(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (typeof e?.code === "string" && e.code.startsWith("SQLITE_BUSY")) || (typeof e?.message === "string" && /database is locked/.test(e.message));
+}
+
 /** Announces a long writer (`what`, e.g. "the import of leave into Acme") by process id; resolves to its withdrawal. */
 export async function announceWriter(ctx: SqlContext, pid: number, what: string): Promise<() => Promise<void>> {
   if (ctx.caps.dialect !== "sqlite") return async () => {};
@@ -54,8 +60,9 @@ export async function dataFileWriters(ctx: SqlContext): Promise<{ held: boolean;
       await sql`delete from publications where 0`.execute(conn);
       return false;
     } catch (error) {
-      if (ctx.options.isUnavailable(error)) return true;
-      throw error;
+      if (lockHeld(error)) return true;
+      // Not a lock held: a read-only file, say. The write that follows says what is wrong.
+      return false;
     } finally {
       await sql`rollback`.execute(conn).catch(() => {});
       await sql.raw(`pragma busy_timeout = ${Math.trunc(Number(timeout ?? 5000))}`).execute(conn);

@@ -38,12 +38,23 @@ export function tokensFileOf(filename: string): string {
  * for a new token, as after any loss of tokens. Where SQLite allows no attached file
  * (Deno), they stay in the data file.
  */
+/** SQLite's words for a file it cannot open or read (CANTOPEN, NOTADB, CORRUPT, READONLY, IOERR, PERM). */
+const TOKENS_FILE_FAULT = /unable to open|not a database|malformed|readonly|disk I\/O|permission|access denied/i;
+
 function attachTokensFile(database: { exec(sql: string): unknown }, filename: string): void {
   const file = tokensFileOf(filename);
   try {
     database.exec(`ATTACH DATABASE '${file.replaceAll("'", "''")}' AS tokens`);
-  } catch {
-    // Deno's SQLite allows no attached file at all. There the tables stay in the data file
+  } catch (error) {
+    // A tokens file that is there but cannot be opened or read is a fault to name, never a
+    // reason to keep tokens and controls in the data file instead (issue 35).
+    const message = (error as Error).message;
+    if (TOKENS_FILE_FAULT.test(message))
+      throw new Error(
+        `the tokens file ${file} cannot be used (${message}); run 'leaveapi check'. A damaged one can be moved aside: clients then ask for new tokens`,
+        { cause: error },
+      );
+    // Deno's SQLite allowed no attached file at all. There the tables stay in the data file
     // (and a token request waits for an import, as before): made here again if a migration
     // under another runtime moved them out, once migration 0001 has made the schema (its
     // `installation` table is there); every runtime then finds them there first.
