@@ -93,11 +93,20 @@ export function syncExpired(retentionDays: number): ApiError {
   );
 }
 
+/**
+ * What a store cannot do when it throws StoreUnavailableError: serve reads (the default),
+ * or issue and check tokens (a SQLite tokens file gone, replaced, read-only or damaged).
+ * `/healthz` names it in its 503 (docs/api.md, "Public endpoints").
+ */
+export type UnavailablePart = "reads" | "token_issuance";
+
 /** Thrown by a store when the database cannot be reached; answered as 503. */
 export class StoreUnavailableError extends Error {
-  constructor(message = "The data store is unreachable.", options?: { cause?: unknown }) {
+  readonly part: UnavailablePart;
+  constructor(message = "The data store is unreachable.", options?: { cause?: unknown; part?: UnavailablePart }) {
     super(message, options);
     this.name = "StoreUnavailableError";
+    this.part = options?.part ?? "reads";
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { writeSync } from "node:fs";
 import { CommandError, UsageError, helpFor, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
+import { StoreUnavailableError } from "../lib/errors.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 /**
@@ -150,6 +151,12 @@ async function runCommand(rest: string[], global: GlobalOptions, help: boolean, 
   return 0;
 }
 
+/** SQLite's "another connection holds the lock". */
+function heldLock(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
 /** The exit status of an error, said on stderr in one line. */
 function failed(error: unknown, io: Io): number {
   if (error instanceof UsageError) {
@@ -158,6 +165,13 @@ function failed(error: unknown, io: Io): number {
   }
   if (error instanceof CommandError) {
     io.err(`leaveapi: ${error.message}`);
+    return 1;
+  }
+  if (error instanceof StoreUnavailableError && heldLock(error.cause)) {
+    // A lock simply held is no unreachable store (issue 35): say what to do.
+    io.err(
+      "leaveapi: the database is busy: another process (an import or a command) held its write lock past the busy timeout; nothing was changed, try again when it has finished",
+    );
     return 1;
   }
   io.err(`leaveapi: unexpected failure: ${(error as Error)?.message ?? String(error)}`);

@@ -151,6 +151,8 @@ interface RequestState {
   organisationId?: string;
   clientId?: string;
   records?: number;
+  /** A store failure answered without throwing (`/healthz`'s 503), for the log entry. */
+  failure?: unknown;
 }
 
 /**
@@ -255,7 +257,16 @@ export function createHandler(options: HandlerOptions): Handler {
     .all("/healthz", async (_req, state) => {
       state.route = "/healthz";
       only(DATA_METHODS, state);
-      await store.ping();
+      try {
+        await store.ping();
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        // Which of the two the store cannot do (DECISIONS §9): reads, or token issuance.
+        // The failure goes into this request's log entry, as any other store failure's does.
+        state.failure = error;
+        const unavailable = storeUnavailable();
+        return json(503, { ...unavailable.body, unavailable: error.part }, unavailable.headers);
+      }
       return json(200, { status: "ok" });
     })
     // Liveness: the process answers; the store is not asked (docs/api.md, "Public endpoints").
@@ -321,6 +332,7 @@ export function createHandler(options: HandlerOptions): Handler {
         if (!(error instanceof ApiError)) failure = error;
         response = errorResponse(error instanceof ApiError ? error : error instanceof StoreUnavailableError ? storeUnavailable() : serverError());
       }
+      failure ??= state.failure;
       // Every token-endpoint answer, the URL-credentials refusal included (RFC 6749 §5.1).
       if (target.pathname === `${basePath}/v1/oauth/token`) response.headers.set("Pragma", "no-cache");
     } else {

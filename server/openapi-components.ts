@@ -138,6 +138,30 @@ export const responses = {
     { error: "server_error", error_description: "The server failed to answer this request; it has been logged." },
     {},
   ),
+  HealthUnavailable: {
+    description:
+      "The store cannot serve reads (`reads`) or cannot issue and check tokens (`token_issuance`: on SQLite, a tokens file deleted, replaced, read-only or damaged); retry after the given delay.",
+    headers: { ...requestIdHeader, ...retryAfterHeader },
+    content: {
+      "application/json": {
+        schema: {
+          type: "object",
+          required: ["error", "error_description", "unavailable"],
+          additionalProperties: false,
+          properties: {
+            error: { type: "string", const: "temporarily_unavailable" },
+            error_description: { type: "string" },
+            unavailable: { type: "string", enum: ["reads", "token_issuance"], description: "What the store cannot do." },
+          },
+        },
+        example: {
+          error: "temporarily_unavailable",
+          error_description: "The service cannot reach its data store; retry shortly.",
+          unavailable: "token_issuance",
+        },
+      },
+    },
+  },
   ServiceUnavailable: errorResponse(
     "The service cannot reach its data store; retry after the given delay.",
     { error: "temporarily_unavailable", error_description: "The service cannot reach its data store; retry shortly." },

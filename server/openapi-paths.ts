@@ -199,9 +199,9 @@ function publicGet<R extends object>(operationId: string, summary: string, ok: R
 const servicePaths = {
   "/healthz": publicGet(
     "getHealth",
-    "Readiness: 200 when the data store is reachable",
+    "Readiness: 200 when the data store serves reads and issues tokens",
     { description: "The service and its store are up.", headers: requestId, content: json("Health", { status: "ok" }) },
-    { "503": response("ServiceUnavailable") },
+    { "503": response("HealthUnavailable") },
   ),
   "/livez": publicGet("getLiveness", "Liveness: 200 while the process answers; the data store is not asked", {
     description: "The process is up and its event loop turns.",

@@ -5,13 +5,25 @@
  */
 import { Database } from "bun:sqlite";
 import { nodeSha256Hex } from "../node-crypto.ts";
+import { createTokensFile, watchTokensFile } from "../sqlite-tokens-file.ts";
 import { cachingSqliteDatabase, sqliteHotConnection, type HotConnection } from "../sql/fast-paths.ts";
 import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
 import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
 
 export type { SqliteStoreOptions };
 
-const UNAVAILABLE_CODES = new Set(["SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOTADB", "SQLITE_FULL"]);
+/** Also a read-only or damaged file: answered 503 and logged, never a 500 (issue 35). */
+const UNAVAILABLE_CODES = new Set([
+  "SQLITE_CANTOPEN",
+  "SQLITE_IOERR",
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "SQLITE_NOTADB",
+  "SQLITE_FULL",
+  "SQLITE_READONLY",
+  "SQLITE_CORRUPT",
+  "SQLITE_PERM",
+]);
 
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -20,6 +32,7 @@ function isUnavailable(error: unknown): boolean {
 
 function openDatabase(options: SqliteStoreOptions): Database {
   const database = new Database(options.filename, { create: true, strict: true });
+  createTokensFile(options.filename);
   configureSqlite(database, options);
   return database;
 }
@@ -31,5 +44,7 @@ function hotConnection(options: SqliteStoreOptions): HotConnection | undefined {
 
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
-  return sqliteStore(cachingSqliteDatabase(openDatabase(options)), { isUnavailable, hot: hotConnection(options), now: options.now, sha256Hex: nodeSha256Hex });
+  const database = cachingSqliteDatabase(openDatabase(options));
+  const hot = hotConnection(options);
+  return sqliteStore(database, { isUnavailable, hot, now: options.now, sha256Hex: nodeSha256Hex, checkTokensFile: watchTokensFile(options.filename) });
 }

@@ -12,6 +12,7 @@
 import { createRequire } from "node:module";
 import { SqliteUnsupportedError } from "../../lib/errors.ts";
 import { nodeSha256Hex } from "../node-crypto.ts";
+import { createTokensFile, watchTokensFile } from "../sqlite-tokens-file.ts";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { SqliteDatabase } from "kysely";
 import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
@@ -27,6 +28,9 @@ const UNAVAILABLE_ERRCODES = new Set([
   10, // SQLITE_IOERR
   14, // SQLITE_CANTOPEN
   26, // SQLITE_NOTADB
+  8, // SQLITE_READONLY: a read-only or damaged file is answered 503 and logged, never a 500 (issue 35)
+  11, // SQLITE_CORRUPT
+  3, // SQLITE_PERM
 ]);
 
 function isUnavailable(error: unknown): boolean {
@@ -79,6 +83,12 @@ function loadNodeSqlite(): NodeSqlite {
 export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminStore {
   const { DatabaseSync } = loadNodeSqlite();
   const database = new DatabaseSync(options.filename);
+  createTokensFile(options.filename);
   configureSqlite(database, options);
-  return sqliteStore(kyselyDatabase(database), { isUnavailable, now: options.now, sha256Hex: nodeSha256Hex });
+  return sqliteStore(kyselyDatabase(database), {
+    isUnavailable,
+    now: options.now,
+    sha256Hex: nodeSha256Hex,
+    checkTokensFile: watchTokensFile(options.filename),
+  });
 }

@@ -312,6 +312,22 @@ const LEAVE_CLASS_SPANS: Record<Dialect, readonly string[]> = {
   ],
 };
 
+// What the access controls read (access-controls.ts): the versions a SQLite tokens file's
+// controls are copied into the data file with, so that an older tokens file never wins
+// over a newer copy; and on Postgres the tables as they are, through views of the names
+// SQLite gives its own per connection (sqlite-store.ts), which add the controls kept in
+// the tokens file (a view in the data file cannot read the tokens file).
+const ACCESS_VERSIONS = [`alter table "organisations" add column "api_version" bigint`, `alter table "api_clients" add column "secret_version" bigint`];
+const ACCESS_VIEWS: Record<Dialect, readonly string[]> = {
+  sqlite: ACCESS_VERSIONS,
+  postgres: [
+    ...ACCESS_VERSIONS,
+    `create view "organisations_now" as select "id", "name", "api_enabled", "created_at", "api_version" from "organisations"`,
+    `create view "api_clients_now" as select "client_id", "organisation_id", "name", "secret_digest", "scopes", "created_at",
+      "revoked_at", "previous_secret_digest", "previous_secret_expires_at", "secret_version" from "api_clients"`,
+  ],
+};
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -326,5 +342,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
+    "0013_access_views": { up: run(ACCESS_VIEWS[caps.dialect]) },
   };
 }

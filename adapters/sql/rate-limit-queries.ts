@@ -95,7 +95,9 @@ const LOCK_RATE_EVENTS = "delete from rate_events where 0";
 
 export function takeSlot<V extends object>(ctx: SqlContext, slot: RateSlot, then?: SlotFollowUp<V>): Promise<RateDecision> {
   const direct = ctx.primary.direct;
-  return ctx.guard(() => (direct ? inDirectTransaction(direct, LOCK_RATE_EVENTS, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then)));
+  return ctx.tokens(() =>
+    direct ? inDirectTransaction(direct, LOCK_RATE_EVENTS, () => takeSlotNow(ctx, slot, then)) : takeSlotInTransaction(ctx, slot, then),
+  );
 }
 
 export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | "checkRateLimit" | "sweepRateEvents"> {
@@ -103,7 +105,7 @@ export function rateLimitQueries(ctx: SqlContext): Pick<Store, "takeRateSlot" | 
     takeRateSlot: (key, now, limit, windowMs) => takeSlot(ctx, { key, now, limit, windowMs }),
 
     checkRateLimit: (key, now, limit, windowMs) =>
-      ctx.guard(async () => {
+      ctx.tokens(async () => {
         const slot = { key, now, limit, windowMs };
         const [row] = await ctx.primary.rows(countEventsQuery, windowOf(slot));
         if (Number(row?.n ?? 0) < limit) return { allowed: true };

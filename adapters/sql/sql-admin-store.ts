@@ -5,10 +5,11 @@
  */
 import { Migrator, sql, type Kysely } from "kysely";
 import type { AdminStore, NewClient, OrganisationContents } from "../../lib/admin-store.ts";
-import type { ApiClient, Organisation, Store } from "../../lib/store.ts";
+import type { Organisation, Store } from "../../lib/store.ts";
 import { TOKEN_GRANT_TTL_MS, withTokenGrantCache } from "../../lib/token-grant-cache.ts";
 import { schemaMigrations } from "./migrations.ts";
-import { bool, instant, instantOrNull, scopeList } from "./row-mapping.ts";
+import { bool, instant } from "./row-mapping.ts";
+import { CLIENT_COLUMNS, copyControlsToDataFile, sqliteAccessControls, toClient } from "./access-controls.ts";
 import { createSqlContext, type SqlContext, type SqlStoreOptions } from "./sql-context.ts";
 import { bodiesAreCurrent, renderBodies } from "./render-bodies.ts";
 import { employeeForErasure, scrubDeleted } from "./erasure.ts";
@@ -16,26 +17,6 @@ import { runImport } from "./import-transaction.ts";
 import { createSqlStore } from "./sql-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
-
-const CLIENT_COLUMNS = ["client_id", "organisation_id", "name", "scopes", "created_at", "revoked_at"] as const;
-
-function toClient(r: {
-  client_id: string;
-  organisation_id: string;
-  name: string | null;
-  scopes: string;
-  created_at: number | string;
-  revoked_at: number | string | null;
-}): ApiClient {
-  return {
-    client_id: r.client_id,
-    organisation_id: r.organisation_id,
-    name: r.name,
-    scopes: scopeList(r.scopes),
-    created_at: instant(r.created_at),
-    revoked_at: instantOrNull(r.revoked_at),
-  };
-}
 
 function toOrganisation(r: { id: string; name: string; api_enabled: boolean | number; created_at: number | string }): Organisation {
   return { id: r.id, name: r.name, api_enabled: bool(r.api_enabled), created_at: instant(r.created_at) };
@@ -72,14 +53,20 @@ export function openSqlAdminStore(options: SqlStoreOptions): SqlAdminStore {
 
 const contexts = new WeakMap<SqlAdminStore, SqlContext>();
 
+/** The context of a store from openSqlAdminStore, for what the commands ask of it beside the AdminStore (running-writers.ts). */
+export function sqlContextOf(store: SqlAdminStore): SqlContext {
+  const ctx = contexts.get(store);
+  if (!ctx) throw new Error("Not a store opened by openSqlAdminStore.");
+  return ctx;
+}
+
 /**
  * When each client last obtained a token (written at most once a minute per client and
  * process: token-queries.ts), for `leaveapi credentials list`; a client that never did is
  * absent.
  */
 export async function clientsLastUsed(store: SqlAdminStore): Promise<Map<string, number>> {
-  const ctx = contexts.get(store);
-  if (!ctx) throw new Error("Not a store opened by openSqlAdminStore.");
+  const ctx = sqlContextOf(store);
   const rows = await ctx.guard(() => ctx.db.selectFrom("client_usage").select(["client_id", "last_used_at"]).execute());
   return new Map(rows.map((r) => [r.client_id, instant(r.last_used_at)]));
 }
@@ -147,6 +134,20 @@ function migratorOf(ctx: SqlContext): Migrator {
   });
 }
 
+/** The access controls the SQLite tokens file keeps of an organisation deleted (access-controls.ts). */
+async function forgetControls(trx: Kysely<Tables>, id: string, clients: { client_id: string }[]): Promise<void> {
+  await trx.deleteFrom("organisation_access").where("organisation_id", "=", id).execute();
+  if (clients.length > 0)
+    await trx
+      .deleteFrom("client_access")
+      .where(
+        "client_id",
+        "in",
+        clients.map((c) => c.client_id),
+      )
+      .execute();
+}
+
 function adminQueries(ctx: SqlContext): AdminStore {
   const { db } = ctx;
   return {
@@ -163,6 +164,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
         const { error } = await migratorOf(ctx).migrateToLatest();
         if (error) throw error instanceof Error ? error : new Error(String(error));
         await renderBodies(db);
+        // Controls set while an import held the data file's lock (access-controls.ts), if it is free now.
+        await copyControlsToDataFile(ctx, 0);
       }),
 
     createOrganisation: (org: Organisation) =>
@@ -175,13 +178,13 @@ function adminQueries(ctx: SqlContext): AdminStore {
 
     listOrganisations: () =>
       ctx.guard(async () => {
-        const rows = await db.selectFrom("organisations").selectAll().orderBy("created_at").orderBy("id").execute();
+        const rows = await db.selectFrom("organisations_now").selectAll().orderBy("created_at").orderBy("id").execute();
         return rows.map(toOrganisation);
       }),
 
     findOrganisation: (id) =>
       ctx.guard(async () => {
-        const row = await db.selectFrom("organisations").selectAll().where("id", "=", id).executeTakeFirst();
+        const row = await db.selectFrom("organisations_now").selectAll().where("id", "=", id).executeTakeFirst();
         return row ? toOrganisation(row) : null;
       }),
 
@@ -203,7 +206,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
     renameOrganisation: (id, name) =>
       ctx.guard(async () => {
         await db.updateTable("organisations").set({ name }).where("id", "=", id).execute();
-        const row = await db.selectFrom("organisations").selectAll().where("id", "=", id).executeTakeFirst();
+        const row = await db.selectFrom("organisations_now").selectAll().where("id", "=", id).executeTakeFirst();
         return row ? toOrganisation(row) : null;
       }),
 
@@ -224,6 +227,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           // The clients' rate-limit events would otherwise linger until the next sweep.
           const keys = clients.map((c) => `token-requests:${c.client_id}`);
           if (keys.length > 0) await trx.deleteFrom("rate_events").where("key", "in", keys).execute();
+          if (ctx.caps.dialect === "sqlite") await forgetControls(trx, id, clients);
           if (clients.length > 0)
             await trx
               .deleteFrom("client_usage")
@@ -261,7 +265,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
     listClients: (organisationId) =>
       ctx.guard(async () => {
         const rows = await db
-          .selectFrom("api_clients")
+          .selectFrom("api_clients_now")
           .select(CLIENT_COLUMNS)
           .where("organisation_id", "=", organisationId)
           .orderBy("created_at")
@@ -272,7 +276,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
 
     listAllClients: () =>
       ctx.guard(async () => {
-        const rows = await db.selectFrom("api_clients").select(CLIENT_COLUMNS).orderBy("created_at").orderBy("client_id").execute();
+        const rows = await db.selectFrom("api_clients_now").select(CLIENT_COLUMNS).orderBy("created_at").orderBy("client_id").execute();
         return rows.map(toClient);
       }),
 
@@ -314,7 +318,18 @@ function adminQueries(ctx: SqlContext): AdminStore {
 
     scrubDeleted: (options) => ctx.guard(() => scrubDeleted(ctx, options)),
 
-    runImport: (work) => ctx.guard(() => runImport(ctx, work)),
+    runImport: (work) =>
+      ctx.guard(async () => {
+        try {
+          return await runImport(ctx, work);
+        } finally {
+          // Controls set while it held the data file's lock (access-controls.ts) are copied there now.
+          await copyControlsToDataFile(ctx, 0).catch(() => false);
+        }
+      }),
+
+    // On SQLite, in the tokens file, so that no import delays them (access-controls.ts).
+    ...(ctx.caps.dialect === "sqlite" ? sqliteAccessControls(ctx) : {}),
   };
 }
 

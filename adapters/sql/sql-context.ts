@@ -42,6 +42,11 @@ export interface SqlStoreOptions {
    */
   direct?: DirectRunner;
   /**
+   * Throws StoreUnavailableError (part "token_issuance") when the SQLite tokens file was
+   * deleted, replaced or made read-only since it was opened; called before every use of it.
+   */
+  checkTokensFile?: () => void;
+  /**
    * The wall clock an import's publication is timed by (published-stamps.ts); default
    * Date.now. Tests pass a clock they move.
    */
@@ -66,9 +71,13 @@ export interface SqlContext {
   guard<T>(work: () => Promise<T>): Promise<T>;
   /** A boolean as the dialect stores it. */
   boolValue(b: boolean): boolean | number;
+  /** Runs `work` on what the tokens file holds, once the file is known to be the one opened (`options.checkTokensFile`). */
+  tokens<T>(work: () => Promise<T>): Promise<T>;
   /** Idempotent: a second close resolves at once. */
   close(): Promise<void>;
 }
+
+const TOKENS_UNAVAILABLE = "The store cannot issue or check tokens now.";
 
 export function createSqlContext(options: SqlStoreOptions): SqlContext {
   const db = options.db;
@@ -97,6 +106,20 @@ export function createSqlContext(options: SqlStoreOptions): SqlContext {
       }
     },
     boolValue: (b) => (options.caps.booleanType === "integer" ? (b ? 1 : 0) : b),
+    tokens<T>(work: () => Promise<T>): Promise<T> {
+      return this.guard(async () => {
+        options.checkTokensFile?.();
+        try {
+          return await work();
+        } catch (error) {
+          // A tokens file that cannot be written or read (read-only, damaged) fails token
+          // issuance, not the reads: /healthz names which (DECISIONS §9).
+          if (options.isUnavailable(error))
+            throw new StoreUnavailableError(`${TOKENS_UNAVAILABLE} (${(error as Error).message})`, { cause: error, part: "token_issuance" });
+          throw error;
+        }
+      });
+    },
     close() {
       if (closed) return Promise.resolve();
       closed = true;

@@ -26,11 +26,17 @@ export function createSqlStore(ctx: SqlContext): Store {
     listText: (q) => (q.list === "employees" ? employeesText(q.query) : leaveText(q.query)),
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
-    /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */
+    /**
+     * Both connections must answer: a dead replica fails the data endpoints as surely as a
+     * dead primary. And a SQLite tokens file must be the one opened and take a write (a
+     * write that changes nothing: a read-only or damaged file refuses it), or no token can
+     * be issued: then the error says so (`part`, which /healthz names).
+     */
     ping: () =>
       ctx.guard(async () => {
         await sql`select 1`.execute(ctx.db);
         if (ctx.reader !== ctx.db) await sql`select 1`.execute(ctx.reader);
+        if (ctx.options.checkTokensFile) await ctx.tokens(() => sql`delete from rate_events where 0`.execute(ctx.db));
       }),
     close: () => ctx.close(),
   };

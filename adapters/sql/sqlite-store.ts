@@ -38,12 +38,23 @@ export function tokensFileOf(filename: string): string {
  * for a new token, as after any loss of tokens. Where SQLite allows no attached file
  * (Deno), they stay in the data file.
  */
+/** SQLite's words for a file it cannot open or read (CANTOPEN, NOTADB, CORRUPT, READONLY, IOERR, PERM). */
+const TOKENS_FILE_FAULT = /unable to open|not a database|malformed|readonly|disk I\/O|permission|access denied/i;
+
 function attachTokensFile(database: { exec(sql: string): unknown }, filename: string): void {
   const file = tokensFileOf(filename);
   try {
     database.exec(`ATTACH DATABASE '${file.replaceAll("'", "''")}' AS tokens`);
-  } catch {
-    // Deno's SQLite allows no attached file at all. There the tables stay in the data file
+  } catch (error) {
+    // A tokens file that is there but cannot be opened or read is a fault to name, never a
+    // reason to keep tokens and controls in the data file instead (issue 35).
+    const message = (error as Error).message;
+    if (TOKENS_FILE_FAULT.test(message))
+      throw new Error(
+        `the tokens file ${file} cannot be used (${message}); run 'leaveapi check'. A damaged one can be moved aside: clients then ask for new tokens`,
+        { cause: error },
+      );
+    // Deno's SQLite allowed no attached file at all. There the tables stay in the data file
     // (and a token request waits for an import, as before): made here again if a migration
     // under another runtime moved them out, once migration 0001 has made the schema (its
     // `installation` table is there); every runtime then finds them there first.
@@ -53,12 +64,42 @@ function attachTokensFile(database: { exec(sql: string): unknown }, filename: st
       return;
     }
     for (const statement of TOKEN_TABLES) database.exec(statement.replaceAll("tokens.", "main."));
+    for (const statement of ACCESS_VIEWS) database.exec(statement);
     return;
   }
   if (file !== ":memory:") database.exec("PRAGMA tokens.journal_mode = WAL");
   database.exec("PRAGMA tokens.synchronous = NORMAL");
+  // Nothing of the tokens file is mapped into memory: a file another process truncates or
+  // makes immutable would then fault the whole process (SIGBUS) instead of failing a query.
+  database.exec("PRAGMA tokens.mmap_size = 0");
   for (const statement of TOKEN_TABLES) database.exec(statement);
+  for (const statement of ACCESS_VIEWS) database.exec(statement);
 }
+
+/**
+ * The organisations and clients as their access controls stand (access-controls.ts): the
+ * tokens file's organisation_access or client_access row wins over the data file's
+ * columns when its version is the higher (the data file keeps the version it copied, so a
+ * tokens file older than the data file never wins), and a client revoked in either file
+ * is revoked. Temporary, so on this connection only, and found by their plain names in
+ * either file (SQLite looks in `temp` first). SQLite resolves a view's columns when it is
+ * read: one made before migration 0013 added the version columns reads them once it has.
+ */
+const ACCESS_VIEWS = [
+  `create temp view if not exists organisations_now as select o.id, o.name,
+    case when a.version > coalesce(o.api_version, 0) then a.api_enabled else o.api_enabled end as api_enabled,
+    o.created_at, max(coalesce(o.api_version, 0), coalesce(a.version, 0)) as api_version
+    from main.organisations as o left join organisation_access as a on a.organisation_id = o.id`,
+  `create temp view if not exists api_clients_now as select c.client_id, c.organisation_id, c.name, c.scopes, c.created_at,
+    coalesce(min(c.revoked_at, a.revoked_at), c.revoked_at, a.revoked_at) as revoked_at,
+    case when a.secret_version > coalesce(c.secret_version, 0) then a.secret_digest else c.secret_digest end as secret_digest,
+    case when a.secret_version > coalesce(c.secret_version, 0) then a.previous_secret_digest else c.previous_secret_digest end
+      as previous_secret_digest,
+    case when a.secret_version > coalesce(c.secret_version, 0) then a.previous_secret_expires_at else c.previous_secret_expires_at end
+      as previous_secret_expires_at,
+    max(coalesce(c.secret_version, 0), coalesce(a.secret_version, 0)) as secret_version
+    from main.api_clients as c left join client_access as a on a.client_id = c.client_id`,
+];
 
 /** The tables of the tokens file, as migrations 0001, 0008 and 0009 left them. */
 const TOKEN_TABLES = [
@@ -69,6 +110,13 @@ const TOKEN_TABLES = [
   `create index if not exists tokens.rate_events_by_key on rate_events ("key", "at")`,
   // When each client last obtained a token (token-queries.ts, `credentials list`); migration 0009 on Postgres.
   `create table if not exists tokens.client_usage ("client_id" text primary key, "last_used_at" bigint not null)`,
+  // The access controls as set last (access-controls.ts), which no import of the data file delays.
+  `create table if not exists tokens.organisation_access ("organisation_id" text primary key, "api_enabled" integer not null,
+    "version" bigint not null, "changed_at" bigint not null)`,
+  // The processes writing the data file for long, as they announced themselves (running-writers.ts).
+  `create table if not exists tokens.running_writers ("pid" integer not null, "what" text not null, "started_at" bigint not null)`,
+  `create table if not exists tokens.client_access ("client_id" text primary key, "revoked_at" bigint, "secret_digest" text,
+    "previous_secret_digest" text, "previous_secret_expires_at" bigint, "secret_version" bigint not null, "changed_at" bigint not null)`,
 ];
 
 export function configureSqlite(database: { exec(sql: string): unknown }, options: SqliteStoreOptions): void {
@@ -91,13 +139,15 @@ export interface SqliteStoreParts {
   now?: () => number;
   /** The runtime's native SHA-256 for the import's content digests (sql-context.ts). */
   sha256Hex?: Sha256Hex;
+  /** Throws StoreUnavailableError when the tokens file is no longer the one opened (adapters/sqlite-tokens-file.ts). */
+  checkTokensFile?: () => void;
 }
 
 /**
  * The one SQL store on a SQLite database, with live token grants reused for a few seconds
  * (lib/token-grant-cache.ts).
  */
-export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now, sha256Hex }: SqliteStoreParts): SqlAdminStore {
+export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now, sha256Hex, checkTokensFile }: SqliteStoreParts): SqlAdminStore {
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return openSqlAdminStore({
     db,
@@ -106,6 +156,7 @@ export function sqliteStore(database: SqliteDatabase, { isUnavailable, hot, now,
     isUnavailable,
     randomBytes: cryptoRandomBytes,
     sha256Hex,
+    checkTokensFile,
     direct: hot?.run,
     close: async () => {
       await db.destroy();

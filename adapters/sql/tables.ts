@@ -31,6 +31,8 @@ export interface OrganisationsTable {
   name: string;
   api_enabled: Bool;
   created_at: Instant;
+  /** Added by 0013: how many times API access was set through the tokens file when this was copied here (access-controls.ts); null: never. */
+  api_version: number | string | null;
 }
 
 export interface ApiClientsTable {
@@ -44,6 +46,8 @@ export interface ApiClientsTable {
   /** Added by 0003: the secret a rotation replaced, until its grace period ends. */
   previous_secret_digest: string | null;
   previous_secret_expires_at: Instant | null;
+  /** Added by 0013: the rotation through the tokens file this secret was copied from (access-controls.ts); null: none. */
+  secret_version: number | string | null;
 }
 
 export interface AccessTokensTable {
@@ -146,7 +150,54 @@ export interface ClientUsageTable {
   last_used_at: Instant;
 }
 
+/**
+ * The access controls as a SQLite store last set them (access-controls.ts), in the tokens
+ * file so that no import's lock on the data file delays them; a row wins over the data
+ * file's columns, which get a copy when its lock is free.
+ */
+export interface OrganisationAccessTable {
+  organisation_id: string;
+  api_enabled: Bool;
+  /** One more than the version the setting replaced: the higher of this and the data file's `api_version` wins. */
+  version: number | string;
+  changed_at: Instant;
+}
+
+/** A client's revocation and latest rotation, beside OrganisationAccessTable. */
+export interface ClientAccessTable {
+  client_id: string;
+  revoked_at: Instant | null;
+  /** Null when the client was never rotated here: then the data file's secret holds. */
+  secret_digest: string | null;
+  previous_secret_digest: string | null;
+  previous_secret_expires_at: Instant | null;
+  /** As OrganisationAccessTable's `version`, against the data file's `secret_version`; 0 when never rotated here. */
+  secret_version: number | string;
+  changed_at: Instant;
+}
+
+/**
+ * An organisation as its access controls stand: on SQLite a view per connection over the
+ * data file and the tokens file's OrganisationAccessTable; on Postgres, where the controls
+ * write the table itself, a view of it (migration 0013).
+ */
+export type OrganisationsNowView = OrganisationsTable;
+/** A client as its access controls stand, as OrganisationsNowView. */
+export type ApiClientsNowView = ApiClientsTable;
+
+/** A process writing a SQLite data file for long (an import), in the tokens file: running-writers.ts. */
+export interface RunningWritersTable {
+  pid: number;
+  what: string;
+  started_at: Instant;
+}
+
 export interface Tables {
+  running_writers: RunningWritersTable;
+  organisations_now: OrganisationsNowView;
+  api_clients_now: ApiClientsNowView;
+  organisation_access: OrganisationAccessTable;
+  client_access: ClientAccessTable;
   installation: InstallationTable;
   organisations: OrganisationsTable;
   api_clients: ApiClientsTable;

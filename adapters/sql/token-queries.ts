@@ -16,8 +16,8 @@ const SWEEP_EVERY = 256;
 
 const findClientQuery = defineQuery<{ clientId: string }>()((s, db) =>
   db
-    .selectFrom("api_clients as c")
-    .innerJoin("organisations as o", "o.id", "c.organisation_id")
+    .selectFrom("api_clients_now as c")
+    .innerJoin("organisations_now as o", "o.id", "c.organisation_id")
     .select([
       "c.client_id",
       "c.organisation_id",
@@ -46,7 +46,9 @@ interface SaveTokenValues {
  * One statement inserts only while API access is on. On Postgres, FOR SHARE makes a
  * switch-off in flight wait for this insert (its delete then sees the token) or this
  * insert wait for the switch-off (and then find access off). SQLite runs one writer at a
- * time. The casts type the selected parameters for Postgres.
+ * time per file, and the switch-off writes the tokens file this insert writes
+ * (access-controls.ts), reading access through its view of both files. The casts type
+ * the selected parameters for Postgres.
  */
 const saveTokenQuery = defineQuery<SaveTokenValues>()((s, db, caps) =>
   rawQuery(
@@ -54,7 +56,7 @@ const saveTokenQuery = defineQuery<SaveTokenValues>()((s, db, caps) =>
       insert into access_tokens (digest, client_id, organisation_id, scopes, expires_at)
       select cast(${s.digest} as text), cast(${s.clientId} as text), id,
         cast(${s.scopes} as text), cast(${s.expiresAt} as bigint)
-      from organisations
+      from ${caps.advisoryLocks ? sql`organisations` : sql`organisations_now`}
       where id = ${s.organisationId} and api_enabled = ${s.enabled}${caps.advisoryLocks ? sql` for share` : sql``}`,
     db,
   ),
@@ -63,8 +65,8 @@ const saveTokenQuery = defineQuery<SaveTokenValues>()((s, db, caps) =>
 const findTokenQuery = defineQuery<{ digest: string }>()((s, db) =>
   db
     .selectFrom("access_tokens as t")
-    .innerJoin("api_clients as c", "c.client_id", "t.client_id")
-    .innerJoin("organisations as o", "o.id", "t.organisation_id")
+    .innerJoin("api_clients_now as c", "c.client_id", "t.client_id")
+    .innerJoin("organisations_now as o", "o.id", "t.organisation_id")
     .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
     .where("t.digest", "=", s.digest),
 );
@@ -116,7 +118,7 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
   };
   return {
     findClient: (clientId) =>
-      ctx.guard(async (): Promise<ClientCredentials | null> => {
+      ctx.tokens(async (): Promise<ClientCredentials | null> => {
         const [row] = await ctx.primary.rows(findClientQuery, { clientId });
         if (!row) return null;
         return {
@@ -136,21 +138,22 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
       }),
 
     saveToken: (digest, grant) =>
-      ctx.guard(async () => {
+      ctx.tokens(async () => {
         await ctx.primary.rows(saveTokenQuery, saveTokenValues(ctx, digest, grant));
         await sweepNowAndThen(grant);
         await noteUse(grant);
       }),
 
-    takeRateSlotAndSaveToken: async (slot, digest, grant) => {
-      const decision = await takeSlot(ctx, slot, { query: saveTokenQuery, values: saveTokenValues(ctx, digest, grant) });
-      if (decision.allowed) await ctx.guard(() => sweepNowAndThen(grant).then(() => noteUse(grant)));
-      return decision;
-    },
+    takeRateSlotAndSaveToken: (slot, digest, grant) =>
+      ctx.tokens(async () => {
+        const decision = await takeSlot(ctx, slot, { query: saveTokenQuery, values: saveTokenValues(ctx, digest, grant) });
+        if (decision.allowed) await sweepNowAndThen(grant).then(() => noteUse(grant));
+        return decision;
+      }),
 
     /** The grant as stored, asked of the database every time. */
     findToken: (digest) =>
-      ctx.guard(async (): Promise<AccessTokenGrant | null> => {
+      ctx.tokens(async (): Promise<AccessTokenGrant | null> => {
         const [row] = await ctx.primary.rows(findTokenQuery, { digest });
         if (!row || row.revoked_at !== null || !bool(row.api_enabled)) return null;
         return {

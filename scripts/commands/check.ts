@@ -7,7 +7,9 @@
 import type { Database } from "bun:sqlite";
 import { Kysely, Migrator, PostgresDialect } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
+import { lstatSync } from "node:fs";
 import pg from "pg";
+import { tokensFileOf } from "../../adapters/sql/sqlite-store.ts";
 import { POSTGRES, SQLITE, type SqlCapabilities } from "../../adapters/sql/capabilities.ts";
 import { schemaMigrations } from "../../adapters/sql/migrations.ts";
 import type { Tables } from "../../adapters/sql/tables.ts";
@@ -28,6 +30,28 @@ function migrationProblems(pending: string[]): string[] {
   return [`schema: ${pending.length} migration(s) not yet applied (${pending.join(", ")}); run 'leaveapi migrate' or restart the server`];
 }
 
+/**
+ * The tokens file beside the data (adapters/sql/sqlite-store.ts): a regular file, not a
+ * link to another; writable (token issuance writes it); and sound. None is no problem: the
+ * next command or server start creates it empty, and clients ask for new tokens.
+ */
+export function tokensFileProblems(file: string): string[] {
+  const tokens = tokensFileOf(file);
+  const stat = lstatSync(tokens, { throwIfNoEntry: false });
+  if (!stat) return [];
+  if (!stat.isFile()) return [`tokens file: ${tokens} is not a regular file (a link or a directory); tokens cannot be issued`];
+  if ((stat.mode & 0o222) === 0) return [`tokens file: ${tokens} is read-only; tokens cannot be issued (give it the data file's mode)`];
+  let database: Database | undefined;
+  try {
+    database = openExistingSqlite(tokens);
+    return sqliteProblems(database).map((problem) => `tokens file: ${problem}`);
+  } catch (error) {
+    return [`tokens file: ${(error as Error).message}`];
+  } finally {
+    database?.close();
+  }
+}
+
 async function checkSqlite(file: string): Promise<string[]> {
   let database: Database;
   try {
@@ -37,7 +61,7 @@ async function checkSqlite(file: string): Promise<string[]> {
   }
   const kysely = new Kysely<Tables>({ dialect: new BunSqliteDialect({ database }) });
   try {
-    const problems = sqliteProblems(database);
+    const problems = [...sqliteProblems(database), ...tokensFileProblems(file)];
     if (problems.length > 0) return problems;
     return migrationProblems(await pendingMigrations(kysely, SQLITE));
   } catch (error) {
@@ -69,7 +93,8 @@ Checks the database the global options name, without changing it; safe while the
 server runs.
 
   SQLite     PRAGMA integrity_check, PRAGMA foreign_key_check, and that the schema is
-             at the latest migration
+             at the latest migration; and of the tokens file beside it (FILE-tokens),
+             that it is a regular file, writable, and passes PRAGMA integrity_check
   Postgres   that the database answers and that the schema is at the latest migration
 
 Prints "ok" and exits 0 when all is well; otherwise lists each problem on stderr and

@@ -5,7 +5,7 @@
  */
 import type { Server } from "bun";
 import { createHandler, type RequestLogEntry } from "../../server/handler.ts";
-import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
+import { sqlContextOf, type SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import { CommandError, UsageError, parseCommandArgs, type Command, type CommandContext } from "../cli-kit.ts";
 import { locateStore, openMigratedStore } from "../open-store.ts";
 import { prepareDemo } from "../serve/demo.ts";
@@ -16,7 +16,8 @@ import { createMetrics, type Metrics } from "../serve/metrics.ts";
 import { GATHER, SNAPSHOT, gatherFromParent, gatherFromWorkers } from "../serve/worker-metrics.ts";
 import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from "../serve/settings.ts";
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
-import { scrubOwedRegularly, sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
+import { copyControlsRegularly, scrubOwedRegularly, sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
+import { copyControlsToDataFile } from "../../adapters/sql/access-controls.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
@@ -208,6 +209,7 @@ export const serveCommand: Command = {
       sweepRateEventsRegularly({ store, logger, until: stopSignal });
       sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
       scrubOwedRegularly({ store, logger, until: stopSignal });
+      copyControlsRegularly({ copy: () => copyControlsToDataFile(sqlContextOf(store), 0), logger, until: stopSignal });
     }
     await runUntilStopped(settings, running);
   },

@@ -55,6 +55,14 @@ export interface OwedScrubOptions extends SweepSchedule {
   store: Pick<AdminStore, "scrubDeleted">;
 }
 
+export interface ControlsCopyOptions extends SweepSchedule {
+  /** Copies the access controls the SQLite tokens file holds into the data file, if its lock is free; `false` when it is not. */
+  copy: () => Promise<boolean>;
+}
+
+/** Every 30 seconds, as the owed checkpoint: a control set during an import reaches the data file soon after it. */
+export const CONTROLS_COPY_EVERY_MS = 30_000;
+
 export interface Sweeps {
   /** One sweep now, or the end of the one running; never rejects (a failure is logged). */
   sweep: () => Promise<void>;
@@ -168,6 +176,25 @@ export function scrubOwedRegularly(options: OwedScrubOptions): Sweeps {
       failedEvent: "deleted_data_scrub_failed",
       what: "owed checkpoint left for the next try (readers hold the write-ahead log)",
       defaultEveryMs: OWED_SCRUB_EVERY_MS,
+    },
+    options,
+  );
+}
+
+/**
+ * The access controls set while an import held the SQLite data file's lock
+ * (adapters/sql/access-controls.ts), copied into the data file every half minute without
+ * waiting for its lock, so that they reach it soon after the import ends even when no
+ * command runs. One left for the next try is counted, not failed.
+ */
+export function copyControlsRegularly(options: ControlsCopyOptions): Sweeps {
+  return sweepRegularly(
+    {
+      run: async () => ((await options.copy()) ? 0 : 1),
+      sweptEvent: "access_controls_copy_owed",
+      failedEvent: "access_controls_copy_failed",
+      what: "access controls left in the tokens file for the next try (another process holds the data file's lock)",
+      defaultEveryMs: CONTROLS_COPY_EVERY_MS,
     },
     options,
   );
