@@ -314,7 +314,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
 
     scrubDeleted: (options) => ctx.guard(() => scrubDeleted(ctx, options)),
 
-    runImport: (work) => ctx.guard(() => runImport(ctx, work)),
+    runImport: (work, options) => ctx.guard(() => runImport(ctx, work, options)),
   };
 }
 

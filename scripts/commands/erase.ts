@@ -49,7 +49,9 @@ With --json: {"erased": true|false, "employee": {"id", "external_id"}, "bookings
         report(ctx, { erased: false, employee, bookings: target.bookings }, () => `would erase ${who} (${target.id}) of ${org.name} and their ${bookings}`);
         throw new CommandError(`nothing was erased; run 'leaveapi erase --org ${org.id} --employee ${target.id} --yes' to erase them for good`);
       }
-      await store.runImport((writer) => writer.deleteEmployees(org.id, [target.id], Date.now()));
+      await store.runImport((writer) => writer.deleteEmployees(org.id, [target.id], Date.now()), {
+        onWait: (reason) => ctx.io.err(`leaveapi: ${reason}`),
+      });
       // The import cleared the files already (a second vacuum would double the cost on
       // Postgres); only a checkpoint it had to leave owed is tried once more.
       const { complete } = await store.scrubDeleted({ onlyIfOwed: true });

@@ -127,6 +127,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       map,
       prune,
       describe: true,
+      // Another import (or erasure) holds what this one must write under: one line, then it waits.
+      onWait: (reason) => ctx.io.err(`leaveapi: ${reason}`),
       stdin: ctx.io.stdin,
       // Drawn with \r on the terminal only; never in logs or pipes.
       progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
