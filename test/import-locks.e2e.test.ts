@@ -1,12 +1,13 @@
 /**
- * Who waits for whom while imports run (issue 35; docs/cli.md, "Imports running at the
- * same time"), through the real command line. Each import here reads its file from stdin,
- * fed by the test in two halves: once the first half is taken (the pipe drained), the
+ * Who waits for whom while imports run (issue 35; docs/cli.md, "Errors and
+ * transactions"), through the real command line. Each import here reads its file from stdin,
+ * fed by the test in two halves: once the first half is taken (all but what the socket buffers), the
  * import is under way, and it cannot end before the test sends the rest. So what runs
  * meanwhile runs while the import is half done, with no sleep or timing guess.
  *
  * - A dry run takes no write lock: another organisation's import and a revocation finish
  *   while it is half done, and the SQLite write-ahead log does not grow by a byte for it.
+ * - An import takes the write lock at its first write: what it reads before holds up nobody.
  * - On SQLite one import waits for another (of any organisation), and an erasure for an
  *   import, each with one line on stderr, never a timeout; both land.
  * - On Postgres a second import of the same organisation waits with that line, past the
@@ -28,13 +29,29 @@ const newDatabase = scratchDatabases("import locks");
 /** How long a step that must not wait on a lock is given before the test calls it stuck: far more than it takes, far less than the test. */
 const STUCK_MS = 30_000;
 
-const employeeLine = (n: number, prefix = "E") =>
-  JSON.stringify({ external_id: `${prefix}${n}`, first_name: `First${n}`, last_name: `Last${n}`, status: "active" });
+/**
+ * What a fed import is sent before anything else runs: far more than the socket between the
+ * processes buffers (a few hundred KiB), so that once it is taken the import is reading rows.
+ */
+const FIRST_HALF_BYTES = 2 * 1024 * 1024;
 
-function employeesText(count: number, prefix = "E"): string {
+/** JSONL employees; `padding` spaces inside each record (JSON whitespace) make few rows a large file. */
+function employeesText(count: number, prefix = "E", padding = 0): string {
   const lines: string[] = [];
-  for (let n = 0; n < count; n++) lines.push(employeeLine(n, prefix));
+  for (let n = 0; n < count; n++) {
+    const record = JSON.stringify({ external_id: `${prefix}${n}`, first_name: `First${n}`, last_name: `Last${n}`, status: "active" });
+    lines.push(`${record.slice(0, -1)}${" ".repeat(padding)}}`);
+  }
   return `${lines.join("\n")}\n`;
+}
+
+/** `count` employees as JSONL whose first half (split at a line) is over FIRST_HALF_BYTES: [first half, rest]. */
+function halves(count: number): [string, string] {
+  const padding = Math.max(0, Math.ceil((4 * FIRST_HALF_BYTES) / count) - 80);
+  const text = employeesText(count, "E", padding);
+  const half = text.indexOf("\n", text.length / 2) + 1;
+  if (half < FIRST_HALF_BYTES) throw new Error(`the first half is ${half} bytes; it must be over ${FIRST_HALF_BYTES}`);
+  return [text.slice(0, half), text.slice(half)];
 }
 
 /** A `leaveapi` process whose stdin the test feeds, with its output collected as it comes. */
@@ -130,9 +147,8 @@ describe("SQLite", () => {
     watcher.query("select count(*) from employees").get();
     const dry = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "--dry-run", "-"], {});
     try {
-      const rows = employeesText(300_000);
-      const half = rows.indexOf("\n", rows.length / 2) + 1;
-      await dry.feed(rows.slice(0, half));
+      const [firstHalf, rest] = halves(300_000);
+      await dry.feed(firstHalf);
 
       const imported = await within(STUCK_MS, runCli([...global, "import", "--org", b, "--kind", "employees", other]));
       expect(imported.done).toBe(true);
@@ -146,7 +162,7 @@ describe("SQLite", () => {
       expect(revokeMs).toBeLessThan(2000);
 
       const walBefore = walSize(file);
-      const result = await dry.finish(rows.slice(half));
+      const result = await dry.finish(rest);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("would import 300000 rows of employees into Night shift: 300000 created");
@@ -169,9 +185,8 @@ describe("SQLite", () => {
     expect((await runCli([...global, "import", "--org", b, "--kind", "employees", other])).code).toBe(0);
     const first = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], {});
     try {
-      const rows = employeesText(20_000);
-      const half = rows.indexOf("\n", rows.length / 2) + 1;
-      await first.feed(rows.slice(0, half));
+      const [firstHalf, rest] = halves(20_000);
+      await first.feed(firstHalf);
       const second = startFed([...global, "import", "--org", b, "--kind", "employees", "--format", "jsonl", "-"], {});
       const erase = startFed([...global, "erase", "--org", b, "--employee", "D7", "--yes"], {});
       await second.close(employeesText(3, "N"));
@@ -179,7 +194,7 @@ describe("SQLite", () => {
       await saysOnStderr(second, waitLine);
       await saysOnStderr(erase, waitLine);
 
-      const done = await first.finish(rows.slice(half));
+      const done = await first.finish(rest);
       expect(done.stderr).toBe("");
       expect(done.code).toBe(0);
       const [secondDone, eraseDone] = await Promise.all([second.finish(), erase.finish()]);
@@ -202,6 +217,29 @@ describe("SQLite", () => {
       first.kill();
     }
   });
+  test("an import takes the write lock for its writing only: while it reads a file of fewer rows than a batch, another organisation's import lands unhindered", async () => {
+    const file = join(scratch.dir, "late.sqlite");
+    const global = ["--db", file];
+    const { a, b } = await setUp(global);
+    const other = join(scratch.dir, "other-late.jsonl");
+    writeFileSync(other, employeesText(10, "D"));
+    const slow = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], {});
+    try {
+      const [firstHalf, rest] = halves(400);
+      await slow.feed(firstHalf);
+      const imported = await within(STUCK_MS, runCli([...global, "import", "--org", b, "--kind", "employees", other]));
+      expect(imported.done).toBe(true);
+      if (!imported.done) return;
+      expect(imported.value.stderr).toBe("");
+      expect(imported.value.stdout).toContain("10 created");
+      const done = await slow.finish(rest);
+      expect(done.stderr).toBe("");
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain("400 created");
+    } finally {
+      slow.kill();
+    }
+  });
 });
 
 describe("Postgres", () => {
@@ -214,9 +252,8 @@ describe("Postgres", () => {
     const { a } = await setUp(global);
     const first = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], env);
     try {
-      const rows = employeesText(20_000);
-      const half = rows.indexOf("\n", rows.length / 2) + 1;
-      await first.feed(rows.slice(0, half));
+      const [firstHalf, rest] = halves(20_000);
+      await first.feed(firstHalf);
       const second = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], env);
       // Whole: on Postgres an import asks for its organisation's lock as it writes its first rows.
       await second.close(employeesText(3, "N"));
@@ -225,7 +262,7 @@ describe("Postgres", () => {
       // statement timeout and the client's read timeout after it (2.5 s), which is what
       // ended the second import's wait before.
       await Bun.sleep(3000);
-      const done = await first.finish(rows.slice(half));
+      const done = await first.finish(rest);
       expect(done.code).toBe(0);
       const secondDone = await second.finish();
       expect(secondDone.stderr.match(/^leaveapi: /gm)).toHaveLength(1);
@@ -242,9 +279,8 @@ describe("Postgres", () => {
     const { a } = await setUp(global);
     const dry = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "--dry-run", "-"], env);
     try {
-      const rows = employeesText(20_000);
-      const half = rows.indexOf("\n", rows.length / 2) + 1;
-      await dry.feed(rows.slice(0, half));
+      const [firstHalf, rest] = halves(20_000);
+      await dry.feed(firstHalf);
       const other = join(scratch.dir, "same-org.jsonl");
       writeFileSync(other, employeesText(5, "N"));
       const imported = await within(STUCK_MS, runCli([...global, "import", "--org", a, "--kind", "employees", other], { env }));
@@ -252,7 +288,7 @@ describe("Postgres", () => {
       if (!imported.done) return;
       expect(imported.value.stderr).toBe("");
       expect(imported.value.stdout).toContain("5 created");
-      const result = await dry.finish(rows.slice(half));
+      const result = await dry.finish(rest);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("would import 20000 rows of employees into Night shift: 20000 created");
     } finally {

@@ -36,8 +36,8 @@ function isBusy(error: unknown): boolean {
 export const SQLITE_WAIT_REASON = "another import or erasure is writing to this database; waiting for it to finish";
 
 /**
- * Opens an import's transaction. On SQLite it holds the data file's write lock from the
- * start, so that the import's stamps are chosen after every earlier import of the file
+ * Opens an import's transaction (when its work first calls the writer: runImport). On
+ * SQLite it holds the data file's write lock from its first statement, so that the import's stamps are chosen after every earlier import of the file
  * published (published-stamps.ts) and it never fails half-way on a snapshot another
  * writer made stale; BEGIN IMMEDIATE would lock the tokens file too (sqlite-store.ts), so
  * a write that changes nothing takes the data file's alone. An import that finds another
@@ -101,7 +101,14 @@ async function refreshStatistics(ctx: SqlContext): Promise<void> {
   await sql`vacuum (analyze) ${tables}`.execute(ctx.db).catch(() => sql`analyze ${tables}`.execute(ctx.db));
 }
 
-/** Runs `work` with an import writer in one transaction on `ctx`'s primary; commits when it resolves, rolls back when it throws. */
+/**
+ * Runs `work` with an import writer in one transaction on `ctx`'s primary; commits when it
+ * resolves, rolls back when it throws. The transaction, and with it on SQLite the data
+ * file's write lock, begins when `work` first calls the writer, not before: what `work`
+ * reads and checks first (a whole file of fewer rows than a batch, or every row up to the
+ * first invalid one, after which nothing is written) holds up no other writer, and a file
+ * rejected before its first write never takes the lock at all.
+ */
 export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>, options: ImportRunOptions = {}): Promise<T> {
   if (options.dryRun) return dryRunImport(ctx, work);
   // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
@@ -111,11 +118,15 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   let deletedAny = false;
   const result = await withImportCache(ctx, () =>
     ctx.db.connection().execute(async (conn) => {
-      await beginImport(conn, ctx.caps, options.onWait);
+      let begun: Promise<void> | null = null;
+      const begin = () => (begun ??= beginImport(conn, ctx.caps, options.onWait));
       try {
         const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, { onWait: options.onWait });
         const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
-        const done = await work(writer);
+        const done = await work(callingFirst(writer, begin));
+        // Nothing asked of the writer: nothing to write or commit.
+        if (begun === null) return done;
+        await begun;
         await writer.finish(stamps.writtenOrganisations());
         deletedAny = writer.deletedAny;
         // Last, so that the instant it records is as close to the commit as can be.
@@ -123,6 +134,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         await sql`commit`.execute(conn);
         return done;
       } catch (error) {
+        if (begun === null) throw error;
         // The first error is the real one; a rollback after SQLite's own can only fail.
         await sql`rollback`.execute(conn).catch(() => {});
         // What the import spilled into SQLite's log is given back: after a full disk,
@@ -155,7 +167,7 @@ async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => 
         await shadow.create();
         const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, null);
         const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
-        const done = await work(copyingFirst(writer, (organisationId) => shadow.include(organisationId)));
+        const done = await work(callingFirst(writer, (organisationId) => shadow.include(organisationId)));
         // What `finish` does can fail (a staged row the table refuses): a dry run must find it too.
         await writer.finish(stamps.writtenOrganisations());
         return done;
@@ -167,7 +179,7 @@ async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => 
 }
 
 /** `writer`, each of whose methods first waits for `before` of the organisation it names (every method's first argument). */
-function copyingFirst(writer: ImportWriter, before: (organisationId: string) => Promise<void>): ImportWriter {
+function callingFirst(writer: ImportWriter, before: (organisationId: string) => Promise<void>): ImportWriter {
   return new Proxy(writer, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);

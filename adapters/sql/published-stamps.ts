@@ -83,8 +83,8 @@ export class ImportStamps {
    * `now` itself, unless the organisation already published that instant or a later one
    * (a clock that went back, or an import that started while another of the same
    * organisation ran). The first call of each organisation takes its lock on Postgres
-   * (SQLite's import holds the data file's one write lock from its start: beginImport in
-   * import-transaction.ts).
+   * (SQLite's import holds the data file's one write lock from its transaction's first
+   * statement: beginImport in import-transaction.ts).
    */
   async stampFor(organisationId: string, now: number): Promise<number> {
     let organisation = this.organisations.get(organisationId);
