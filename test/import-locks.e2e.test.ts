@@ -10,8 +10,9 @@
  * - An import takes the write lock at its first write: what it reads before holds up nobody.
  * - On SQLite one import waits for another (of any organisation), and an erasure for an
  *   import, each with one line on stderr, never a timeout; both land.
- * - On Postgres a second import of the same organisation waits with that line, past the
- *   statement timeout, and lands; a dry run holds up no import of its organisation.
+ * - On Postgres a second import of the same organisation, and an erasure in it, wait with
+ *   that line, past the statement timeout, and land; a dry run holds up no import of its
+ *   organisation.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -245,10 +246,13 @@ describe("Postgres", () => {
   // A statement timeout well under how long the first import takes: the wait must outlast it.
   const env = { LEAVEAPI_PG_STATEMENT_TIMEOUT_MS: "1500" };
 
-  test("a second import of the same organisation waits with one line, past the statement timeout, then lands", async () => {
+  test("a second import of the same organisation, and an erasure in it, wait with one line, past the statement timeout, then land", async () => {
     const url = await newDatabase();
     const global = ["--database-url", url];
     const { a } = await setUp(global);
+    const earlier = join(scratch.dir, "earlier.jsonl");
+    writeFileSync(earlier, employeesText(3, "P"));
+    expect(await runsUnhindered([...global, "import", "--org", a, "--kind", "employees", earlier], env)).toContain("3 created");
     const first = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], env);
     try {
       const [firstHalf, rest] = halves(20_000);
@@ -256,7 +260,10 @@ describe("Postgres", () => {
       const second = startFed([...global, "import", "--org", a, "--kind", "employees", "--format", "jsonl", "-"], env);
       // Whole: on Postgres an import asks for its organisation's lock as it writes its first rows.
       await second.close(employeesText(3, "N"));
-      await saysOnStderr(second, new RegExp(`^leaveapi: another import of organisation ${a} is running; waiting for it to finish$`, "m"));
+      const erase = startFed([...global, "erase", "--org", a, "--employee", "P1", "--yes"], env);
+      const waitLine = new RegExp(`^leaveapi: another import of organisation ${a} is running; waiting for it to finish$`, "m");
+      await saysOnStderr(second, waitLine);
+      await saysOnStderr(erase, waitLine);
       // Not a wait for anything to happen: the first import is held, half done, past the
       // statement timeout and the client's read timeout after it (2.5 s), which is what
       // ended the second import's wait before.
@@ -267,6 +274,9 @@ describe("Postgres", () => {
       expect(secondDone.stderr.match(/^leaveapi: /gm)).toHaveLength(1);
       expect(secondDone.code).toBe(0);
       expect(secondDone.stdout).toContain("3 created");
+      const eraseDone = await erase.finish();
+      expect(eraseDone.code).toBe(0);
+      expect(eraseDone.stdout).toContain("erased");
     } finally {
       first.kill();
     }

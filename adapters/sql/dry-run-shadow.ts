@@ -51,9 +51,8 @@ export class DryRunShadow {
     if (this.caps.dialect === "sqlite") {
       this.source = "main";
       for (const [table] of SHADOWED) {
-        // Not the API's page indexes (`…_page`): the import never reads by them, and they
-        // hold each record's rendered body, which made copying an organisation cost twice
-        // as much.
+        // Not the API's page indexes (`…_page`): the import never reads by them, and each
+        // holds every record's rendered body again.
         const { rows } = await sql<{ type: string; name: string; sql: string }>`select type, name, sql from main.sqlite_master
           where tbl_name = ${table} and sql is not null order by type desc`.execute(this.conn);
         // The table ("table" sorts after "index", hence desc), then its indexes.
