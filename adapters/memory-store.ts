@@ -258,8 +258,10 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
       return toApiClient(revoked);
     },
 
-    async runImport(work) {
+    async runImport(work, options) {
       open();
+      // A dry run works on a copy that is never kept, and waits for no import.
+      if (options?.dryRun) return work(memoryImportWriter(copyTables(tables), (id) => organisations.has(id)));
       const startedAt = clock();
       const run = lastImport.then(async () => {
         open();

@@ -48,6 +48,7 @@ export type {
   ClosureDayInput,
   EmployeeCalendarFacts,
   EmployeeInput,
+  ImportRunOptions,
   ImportWriter,
   LeaveBookingInput,
   NewClient,

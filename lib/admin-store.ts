@@ -163,7 +163,23 @@ export interface AdminStore {
    * PUBLISH_AS_STAMPED_MS of its start; a longer one is shown as of its commit (docs/api.md,
    * "Incremental sync": visible at most 2 s after its `updated_at`).
    */
-  runImport<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
+  runImport<T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions): Promise<T>;
+}
+
+/** How `runImport` runs: for real (the default) or as a dry run, and what it says while it waits. */
+export interface ImportRunOptions {
+  /**
+   * Check and count only: `work` runs as it would, against a private copy of what it
+   * touches, and nothing is kept whether it resolves or throws. A dry run takes no lock
+   * another writer waits for (on SQLite, not the data file's write lock) and waits for none.
+   */
+  dryRun?: boolean;
+  /**
+   * Told once, in words for the person running the import, when it has to wait for another
+   * writer before it can write (another import, an erasure): it then waits for as long as
+   * that takes, never failing for the wait alone.
+   */
+  onWait?: (reason: string) => void;
 }
 
 /**

@@ -8,7 +8,7 @@
  * at once. Only live grants are kept: an unknown token is asked of the store every time,
  * so a token just issued by another instance works here at once.
  */
-import type { AdminStore, ImportWriter, NewClient } from "./admin-store.ts";
+import type { AdminStore, ImportRunOptions, ImportWriter, NewClient } from "./admin-store.ts";
 import type { AccessTokenGrant, Store } from "./store.ts";
 
 /** How long `leaveapi`'s own stores reuse a grant (docs/api.md, "Using a token"). */
@@ -115,7 +115,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     listAllClients: () => store.listAllClients(),
     rotateClientSecret: (clientId, secretDigest, previousExpiresAt) => store.rotateClientSecret(clientId, secretDigest, previousExpiresAt),
     revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
-    runImport: <T>(work: (writer: ImportWriter) => Promise<T>) => store.runImport(work),
+    runImport: <T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions) => store.runImport(work, options),
     findEmployeeForErasure: (organisationId, key) => store.findEmployeeForErasure(organisationId, key),
     scrubDeleted: (options) => store.scrubDeleted(options),
   };

@@ -5,8 +5,9 @@
  * the scrubbing of deleted records.
  */
 import { sql, type Kysely } from "kysely";
-import type { ImportWriter } from "../../lib/admin-store.ts";
+import type { ImportRunOptions, ImportWriter } from "../../lib/admin-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
+import { DryRunShadow } from "./dry-run-shadow.ts";
 import { scrubDeleted } from "./erasure.ts";
 import { withPageCache } from "./fast-paths.ts";
 import { ImportStamps } from "./published-stamps.ts";
@@ -22,7 +23,7 @@ import type { Tables } from "./tables.ts";
  */
 const IMPORT_CACHE_KIB = 16 * 1024;
 
-/** How long an import waits between tries for a SQLite file's write lock that another import holds. */
+/** How long an import waits between tries for a SQLite file's write lock that another writer holds. */
 const IMPORT_LOCK_RETRY_MS = 200;
 
 /** SQLite's "another connection holds the lock", as bun:sqlite (a code) and node:sqlite (a message) say it. */
@@ -31,32 +32,45 @@ function isBusy(error: unknown): boolean {
   return (typeof e?.code === "string" && e.code.startsWith("SQLITE_BUSY")) || (typeof e?.message === "string" && /database is locked/.test(e.message));
 }
 
+/** What `onWait` hears when a SQLite import finds the data file's write lock taken. */
+export const SQLITE_WAIT_REASON = "another import or erasure is writing to this database; waiting for it to finish";
+
 /**
- * Opens an import's transaction. On SQLite it holds the data file's write lock from the
- * start, so that the import's stamps are chosen after every earlier import of the file
+ * Opens an import's transaction (when its work first calls the writer: runImport). On
+ * SQLite it holds the data file's write lock from its first statement, so that the import's stamps are chosen after every earlier import of the file
  * published (published-stamps.ts) and it never fails half-way on a snapshot another
  * writer made stale; BEGIN IMMEDIATE would lock the tokens file too (sqlite-store.ts), so
  * a write that changes nothing takes the data file's alone. An import that finds another
- * running waits for it to end, however long, rather than failing after the busy timeout:
- * two imports started at once both land, one after the other. On Postgres, imports of
- * different organisations run side by side; one organisation's wait for each other in
- * ImportStamps.
+ * writer running waits for it to end, however long, rather than failing after the busy
+ * timeout: two imports started at once both land, one after the other. It tries every
+ * IMPORT_LOCK_RETRY_MS and says once that it waits. On Postgres, imports of different organisations run side by side; one
+ * organisation's wait for each other in ImportStamps.
  */
-async function beginImport(conn: Kysely<Tables>, caps: SqlCapabilities): Promise<void> {
+async function beginImport(conn: Kysely<Tables>, caps: SqlCapabilities, onWait: ((reason: string) => void) | undefined): Promise<void> {
   if (caps.advisoryLocks) {
     await sql`begin`.execute(conn);
     return;
   }
-  for (;;) {
-    await sql`begin`.execute(conn);
-    try {
-      await sql`delete from publications where 0`.execute(conn);
-      return;
-    } catch (error) {
-      await sql`rollback`.execute(conn).catch(() => {});
-      if (!isBusy(error)) throw error;
+  // SQLite's busy handler sleeps in the calling thread: the tries are made without it, and
+  // the wait between them is a timer, which leaves the process free meanwhile.
+  const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
+  const configured = Number(rows[0]?.timeout ?? 0);
+  await sql.raw("pragma busy_timeout = 0").execute(conn);
+  try {
+    for (let told = false; ; told = true) {
+      await sql`begin`.execute(conn);
+      try {
+        await sql`delete from publications where 0`.execute(conn);
+        return;
+      } catch (error) {
+        await sql`rollback`.execute(conn).catch(() => {});
+        if (!isBusy(error)) throw error;
+      }
+      if (!told) onWait?.(SQLITE_WAIT_REASON);
+      await new Promise((resolve) => setTimeout(resolve, IMPORT_LOCK_RETRY_MS));
     }
-    await new Promise((resolve) => setTimeout(resolve, IMPORT_LOCK_RETRY_MS));
+  } finally {
+    await sql.raw(`pragma busy_timeout = ${configured}`).execute(conn);
   }
 }
 
@@ -87,8 +101,16 @@ async function refreshStatistics(ctx: SqlContext): Promise<void> {
   await sql`vacuum (analyze) ${tables}`.execute(ctx.db).catch(() => sql`analyze ${tables}`.execute(ctx.db));
 }
 
-/** Runs `work` with an import writer in one transaction on `ctx`'s primary; commits when it resolves, rolls back when it throws. */
-export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with an import writer in one transaction on `ctx`'s primary; commits when it
+ * resolves, rolls back when it throws. The transaction, and with it on SQLite the data
+ * file's write lock, begins when `work` first calls the writer, not before: what `work`
+ * reads and checks first (a whole file of fewer rows than a batch, or every row up to the
+ * first invalid one, after which nothing is written) holds up no other writer, and a file
+ * rejected before its first write never takes the lock at all.
+ */
+export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>, options: ImportRunOptions = {}): Promise<T> {
+  if (options.dryRun) return dryRunImport(ctx, work);
   // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
   // COMMIT itself fails (a full disk shows there once the page cache holds the
   // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
@@ -96,11 +118,15 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   let deletedAny = false;
   const result = await withImportCache(ctx, () =>
     ctx.db.connection().execute(async (conn) => {
-      await beginImport(conn, ctx.caps);
+      let begun: Promise<void> | null = null;
+      const begin = () => (begun ??= beginImport(conn, ctx.caps, options.onWait));
       try {
-        const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now);
+        const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, { onWait: options.onWait });
         const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
-        const done = await work(writer);
+        const done = await work(callingFirst(writer, begin));
+        // Nothing asked of the writer: nothing to write or commit.
+        if (begun === null) return done;
+        await begun;
         await writer.finish(stamps.writtenOrganisations());
         deletedAny = writer.deletedAny;
         // Last, so that the instant it records is as close to the commit as can be.
@@ -108,6 +134,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         await sql`commit`.execute(conn);
         return done;
       } catch (error) {
+        if (begun === null) throw error;
         // The first error is the real one; a rollback after SQLite's own can only fail.
         await sql`rollback`.execute(conn).catch(() => {});
         // What the import spilled into SQLite's log is given back: after a full disk,
@@ -122,4 +149,45 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   // readers keep from finishing is owed, not waited for past the busy timeout.
   if (deletedAny) await scrubDeleted(ctx);
   return result;
+}
+
+/**
+ * A dry run: the same writer and the same work, against the temporary copies of
+ * dry-run-shadow.ts, in a transaction that is always rolled back. It takes no lock and
+ * waits for none: on SQLite a deferred BEGIN, whose reads of the data file see one
+ * snapshot and whose writes go to the connection's temporary database; on Postgres no
+ * organisation lock (it publishes nothing).
+ */
+async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+  return withImportCache(ctx, () =>
+    ctx.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const shadow = new DryRunShadow(conn, ctx.caps);
+        await shadow.create();
+        const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, null);
+        const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
+        const done = await work(callingFirst(writer, (organisationId) => shadow.include(organisationId)));
+        // What `finish` does can fail (a staged row the table refuses): a dry run must find it too.
+        await writer.finish(stamps.writtenOrganisations());
+        return done;
+      } finally {
+        await sql`rollback`.execute(conn).catch(() => {});
+      }
+    }),
+  );
+}
+
+/** `writer`, each of whose methods first waits for `before` of the organisation it names (every method's first argument). */
+function callingFirst(writer: ImportWriter, before: (organisationId: string) => Promise<void>): ImportWriter {
+  return new Proxy(writer, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      return async (organisationId: string, ...rest: unknown[]) => {
+        await before(organisationId);
+        return (value as (...args: unknown[]) => unknown).call(target, organisationId, ...rest);
+      };
+    },
+  });
 }

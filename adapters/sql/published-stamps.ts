@@ -33,6 +33,9 @@ import { defineQuery, type CompiledQueries } from "./compiled-queries.ts";
 import { instant } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
 
+/** How long an import waits between tries for the Postgres lock of an organisation another import of it holds. */
+const LOCK_RETRY_MS = 200;
+
 /** The instant the organisation's latest publication showed, which the next import's stamp must follow. */
 async function latestPublished(db: Kysely<Tables>, organisationId: string): Promise<number | null> {
   const row = await db
@@ -59,6 +62,8 @@ export class ImportStamps {
     private readonly db: Kysely<Tables>,
     private readonly caps: SqlCapabilities,
     private readonly now: () => number,
+    /** How the organisation's lock is waited for on Postgres; `null` takes none (a dry run, which publishes nothing). */
+    private readonly waits: { onWait?: (reason: string) => void } | null = {},
   ) {
     this.startedAt = now();
   }
@@ -78,8 +83,8 @@ export class ImportStamps {
    * `now` itself, unless the organisation already published that instant or a later one
    * (a clock that went back, or an import that started while another of the same
    * organisation ran). The first call of each organisation takes its lock on Postgres
-   * (SQLite's import holds the data file's one write lock from its start: beginImport in
-   * import-transaction.ts).
+   * (SQLite's import holds the data file's one write lock from its transaction's first
+   * statement: beginImport in import-transaction.ts).
    */
   async stampFor(organisationId: string, now: number): Promise<number> {
     let organisation = this.organisations.get(organisationId);
@@ -100,15 +105,25 @@ export class ImportStamps {
   }
 
   private async latest(organisationId: string): Promise<number | null> {
-    if (this.caps.advisoryLocks) {
-      // Another import of the organisation may run for minutes: wait for it, whatever the
-      // statement timeout the store set for everything else.
-      const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(this.db);
-      await sql`set local statement_timeout = 0`.execute(this.db);
-      await sql`select pg_advisory_xact_lock(hashtext(${`publish:${organisationId}`}))`.execute(this.db);
-      await sql`select set_config('statement_timeout', ${rows[0]!.statement_timeout}, true)`.execute(this.db);
-    }
+    if (this.caps.advisoryLocks && this.waits !== null) await this.lockOrganisation(organisationId, this.waits);
     return latestPublished(this.db, organisationId);
+  }
+
+  /**
+   * The organisation's import lock on Postgres, held to the transaction's end. Another
+   * import of the organisation may run for minutes: the lock is tried again every
+   * LOCK_RETRY_MS for as long as that takes, each try a statement that returns at once, so
+   * that no statement or read timeout ends the wait; `onWait` hears of it once.
+   */
+  private async lockOrganisation(organisationId: string, waits: { onWait?: (reason: string) => void }): Promise<void> {
+    const key = `publish:${organisationId}`;
+    for (let told = false; ; ) {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${key})) as locked`.execute(this.db);
+      if (rows[0]?.locked) return;
+      if (!told) waits.onWait?.(`another import of organisation ${organisationId} is running; waiting for it to finish`);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
   }
 
   /**

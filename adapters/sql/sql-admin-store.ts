@@ -318,10 +318,10 @@ function adminQueries(ctx: SqlContext): AdminStore {
 
     scrubDeleted: (options) => ctx.guard(() => scrubDeleted(ctx, options)),
 
-    runImport: (work) =>
+    runImport: (work, options) =>
       ctx.guard(async () => {
         try {
-          return await runImport(ctx, work);
+          return await runImport(ctx, work, options);
         } finally {
           // Controls set while it held the data file's lock (access-controls.ts) are copied there now.
           await copyControlsToDataFile(ctx, 0).catch(() => false);

@@ -29,7 +29,7 @@ export function tokensFileOf(filename: string): string {
 /**
  * Access tokens, rate-limit events and when each client last obtained a token live in a
  * database file of their own beside the data, attached to every connection as `tokens`: SQLite lets one writer at a time write
- * a file, and an import holds the data file's lock for its whole run, so token requests,
+ * a file, and an import holds the data file's lock from its first write to its end, so token requests,
  * which must write, would wait for it and fail after the busy timeout (issue 23:
  * token issuance stays available while an import runs). Each file has its own lock. The
  * tables are found by their plain names: SQLite looks in `main` first, where migration

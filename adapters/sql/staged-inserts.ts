@@ -120,9 +120,15 @@ export class StagedInserts {
     return Number(rows[0]?.n ?? 0) <= this.fingerprints.size;
   }
 
-  /** The table's indexes other than those of its constraints, with the SQL that made them. */
+  /**
+   * The table's indexes other than those of its constraints, with the SQL that made them:
+   * of the table the plain name finds, a dry run's temporary copy (dry-run-shadow.ts) before
+   * the data file's. Dropped and made again by their plain names, they stay in its schema.
+   */
   private async secondaryIndexes(): Promise<{ name: string; sql: string }[]> {
-    const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master
+    const { rows: temporary } = await sql`select 1 from temp.sqlite_master where type = 'table' and name = ${this.table}`.execute(this.db);
+    const schema = sql.id(temporary.length > 0 ? "temp" : "main", "sqlite_master");
+    const { rows } = await sql<{ name: string; sql: string }>`select name, sql from ${schema}
       where type = 'index' and tbl_name = ${this.table} and sql is not null order by name`.execute(this.db);
     return rows;
   }

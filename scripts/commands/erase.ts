@@ -10,7 +10,7 @@ import { isUuid } from "../../lib/ids.ts";
 import { CommandError, parseCommandArgs, report, requireValue, type Command } from "../cli-kit.ts";
 import { importDerivedId } from "../import/derived-ids.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
-import { announced, sayWhatItWaitsFor } from "../writer-wait.ts";
+import { announced, sayWaiting } from "../writer-wait.ts";
 
 const USAGE = "leaveapi erase --org ORG_ID --employee ID|EXTERNAL_ID [--yes]";
 
@@ -50,9 +50,11 @@ With --json: {"erased": true|false, "employee": {"id", "external_id"}, "bookings
         report(ctx, { erased: false, employee, bookings: target.bookings }, () => `would erase ${who} (${target.id}) of ${org.name} and their ${bookings}`);
         throw new CommandError(`nothing was erased; run 'leaveapi erase --org ${org.id} --employee ${target.id} --yes' to erase them for good`);
       }
-      await sayWhatItWaitsFor(store, ctx.io, `erasing ${target.id}`);
+      const onWait = await sayWaiting(store, ctx.io, `erasing ${target.id}`);
       await announced(store, `the erasure of an employee of ${org.name}`, () =>
-        store.runImport((writer) => writer.deleteEmployees(org.id, [target.id], Date.now())),
+        store.runImport((writer) => writer.deleteEmployees(org.id, [target.id], Date.now()), {
+          onWait,
+        }),
       );
       // The import cleared the files already (a second vacuum would double the cost on
       // Postgres); only a checkpoint it had to leave owed is tried once more.

@@ -9,7 +9,7 @@ import type { MappingReport } from "../import/shape-records.ts";
 import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
 import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
-import { announced, sayWhatItWaitsFor } from "../writer-wait.ts";
+import { announced, sayWaiting } from "../writer-wait.ts";
 
 const USAGE =
   "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv|xlsx] [--map FILE] [--delimiter D] [--encoding E] [--sheet NAME] [--date-format F] [--prune [--range FROM,TO] [--prune-max PERCENT]] [--dry-run] FILE";
@@ -122,9 +122,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
-    if (!dryRun) await sayWhatItWaitsFor(store, ctx.io, "importing");
-    const what = `the ${dryRun ? "dry run of an import" : "import"} of ${kind} into ${org.name}`;
-    const outcome = await announced(store, what, () =>
+    const onWait = await sayWaiting(store, ctx.io, "importing");
+    const run = () =>
       importFile(store, {
         organisationId: org.id,
         kind,
@@ -134,11 +133,14 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
         map,
         prune,
         describe: true,
+        // Another import (or erasure) holds what this one must write under: one line naming it, then it waits.
+        onWait,
         stdin: ctx.io.stdin,
         // Drawn with \r on the terminal only; never in logs or pipes.
         progress: ctx.io.errIsTty ? (text) => void process.stderr.write(text) : undefined,
-      }),
-    ).catch((error: unknown) => {
+      });
+    // A dry run takes no write lock, so only a real import is announced as one to wait for.
+    const outcome = await (dryRun ? run() : announced(store, `the import of ${kind} into ${org.name}`, run)).catch((error: unknown) => {
       // The database refused the writes (read-only file, full disk, lost connection): one
       // line that names it and why, never "unexpected failure" and a stack trace.
       const store = locateStore(ctx.global, ctx.io.env);

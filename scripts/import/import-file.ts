@@ -106,6 +106,8 @@ export interface ImportRecordsOptions {
   prune?: PruneOptions;
   /** Report the map as applied and the first rows as they would be stored (what `--dry-run` prints). */
   describe?: boolean;
+  /** Told once when the import waits for another writer (AdminStore's `runImport`). */
+  onWait?: (reason: string) => void;
 }
 
 /** How many rows `describe` shows. */
@@ -127,57 +129,60 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   let headerLine: number | null = null;
   const fail = (line: number, field: string, problem: string) => failures.add(line, `${label}:${line}: ${field}: ${problem}`, line !== headerLine);
   try {
-    await store.runImport(async (writer) => {
-      const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
-      const applier = createApplier(kind, ctx);
-      const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
-      await pruner?.start();
-      const normalise = createRecordNormaliser(kind, { organisationId, text: tabular });
-      const rowProblems: ImportProblem[] = [];
-      let batch: PendingRow[] = [];
-      try {
-        for await (const { line, record } of options.records) {
-          if (record instanceof CsvHeader) {
-            headerLine = line;
-            for (const p of shaper.header(record.names)) fail(line, p.field, p.problem);
-            continue;
+    await store.runImport(
+      async (writer) => {
+        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
+        const applier = createApplier(kind, ctx);
+        const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
+        await pruner?.start();
+        const normalise = createRecordNormaliser(kind, { organisationId, text: tabular });
+        const rowProblems: ImportProblem[] = [];
+        let batch: PendingRow[] = [];
+        try {
+          for await (const { line, record } of options.records) {
+            if (record instanceof CsvHeader) {
+              headerLine = line;
+              for (const p of shaper.header(record.names)) fail(line, p.field, p.problem);
+              continue;
+            }
+            rows++;
+            options.onProgress?.(rows);
+            if (rows % COLLECT_EVERY_ROWS === 0) collectGarbage();
+            if (record instanceof UnreadableRecord) {
+              fail(line, "row", record.problem);
+              continue;
+            }
+            rowProblems.length = 0;
+            const result = normalise(shaper.row(record, rowProblems));
+            if (!result.ok || rowProblems.length > 0) {
+              // A date the map could not read is left out of the record: its "is required" would say the same again.
+              const told = new Set(rowProblems.map((p) => p.field));
+              const problems = [...rowProblems, ...(result.ok ? [] : result.problems.filter((p) => !told.has(p.field)))];
+              for (const p of problems) fail(line, shaper.describeField(p.field), p.problem);
+              continue;
+            }
+            pruner?.note(result.row);
+            if (options.describe && sample.length < SAMPLE_ROWS) sample.push(storedForm(result.row));
+            batch.push({ line, row: result.row });
+            if (batch.length >= BATCH_SIZE) {
+              await applier.applyBatch(batch);
+              batch = [];
+            }
           }
-          rows++;
-          options.onProgress?.(rows);
-          if (rows % COLLECT_EVERY_ROWS === 0) collectGarbage();
-          if (record instanceof UnreadableRecord) {
-            fail(line, "row", record.problem);
-            continue;
-          }
-          rowProblems.length = 0;
-          const result = normalise(shaper.row(record, rowProblems));
-          if (!result.ok || rowProblems.length > 0) {
-            // A date the map could not read is left out of the record: its "is required" would say the same again.
-            const told = new Set(rowProblems.map((p) => p.field));
-            const problems = [...rowProblems, ...(result.ok ? [] : result.problems.filter((p) => !told.has(p.field)))];
-            for (const p of problems) fail(line, shaper.describeField(p.field), p.problem);
-            continue;
-          }
-          pruner?.note(result.row);
-          if (options.describe && sample.length < SAMPLE_ROWS) sample.push(storedForm(result.row));
-          batch.push({ line, row: result.row });
-          if (batch.length >= BATCH_SIZE) {
-            await applier.applyBatch(batch);
-            batch = [];
-          }
+          await applier.applyBatch(batch);
+          await applier.finish();
+          if (pruner !== null && failures.count === 0) pruned = await pruner.finish(rows);
+          if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
+        } catch (error) {
+          if (!(error instanceof FileProblem)) throw error;
+          fileProblem = error;
         }
-        await applier.applyBatch(batch);
-        await applier.finish();
-        if (pruner !== null && failures.count === 0) pruned = await pruner.finish(rows);
-        if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
-      } catch (error) {
-        if (!(error instanceof FileProblem)) throw error;
-        fileProblem = error;
-      }
-      // Throwing is what rolls the transaction back.
-      if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
-      if (options.dryRun) throw new DryRunDone();
-    });
+        // Throwing is what rolls the transaction back.
+        if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
+        if (options.dryRun) throw new DryRunDone();
+      },
+      { dryRun: options.dryRun, onWait: options.onWait },
+    );
   } catch (error) {
     const extra: Extras = { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
     if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true, extra);
@@ -251,6 +256,7 @@ export interface ImportFileOptions {
   prune?: PruneOptions;
   /** Report the map as applied and the first rows as they would be stored. */
   describe?: boolean;
+  onWait?: (reason: string) => void;
 }
 
 /** Reads a file (or stdin) in its format and imports it; all or nothing. */
@@ -303,6 +309,7 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
       map,
       prune: options.prune,
       describe: options.describe,
+      onWait: options.onWait,
     });
   } finally {
     progress?.done();
