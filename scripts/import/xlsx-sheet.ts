@@ -28,7 +28,7 @@ export interface RawRow {
   /** The row's number, as Excel shows it. */
   line: number;
   cells: RawCell[];
-  /** The bytes of the kept values; past MAX_RECORD_BYTES the row keeps no values (`cells` is then empty). */
+  /** The bytes of the kept values; past MAX_RECORD_BYTES the row keeps no values (`cells` is then empty), only their count. */
   bytes: number;
 }
 
@@ -54,20 +54,18 @@ export async function* rawRows(zip: ZipFile, entry: Entry, keep: KeepCell): Asyn
   const text = (piece: string) => {
     if (piece === "") return;
     cell!.filled = true;
-    cellBytes += Buffer.byteLength(piece);
+    const size = Buffer.byteLength(piece);
+    cellBytes += size;
     if (cellBytes > MAX_RECORD_BYTES)
       throw refused(
         `the cell in column ${columnLetter(cell!.column)} holds over 1 MiB (${MAX_RECORD_BYTES.toLocaleString("en")} bytes); a cell may hold at most 1 MiB`,
         row.line,
       );
     if (!keeping) return;
-    row.bytes += Buffer.byteLength(piece);
-    if (row.bytes > MAX_RECORD_BYTES) {
-      // Too large to be a record: its size is all that is kept, for the message.
-      keeping = false;
-      row.cells = [];
-      cell!.value = null;
-    } else cell!.value += piece;
+    // Past 1 MiB the row is too large to be a record: its size is all it keeps on counting, for the message.
+    row.bytes += size;
+    if (row.bytes <= MAX_RECORD_BYTES) cell!.value += piece;
+    else if (row.cells.length > 0) row.cells = [];
   };
   const handlers = {
     open(name: string, attributes: Record<string, string>) {
@@ -101,17 +99,17 @@ export async function* rawRows(zip: ZipFile, entry: Entry, keep: KeepCell): Asyn
         const type = attributes.t ?? "n";
         const style = Number(attributes.s ?? 0);
         cell = { column, type, style: Number.isInteger(style) ? style : 0, value: null, filled: false };
-        keeping = row.bytes <= MAX_RECORD_BYTES && keep(column, type);
+        keeping = keep(column, type);
         cellBytes = 0;
         if (row.bytes <= MAX_RECORD_BYTES) row.cells.push(cell);
       } else if (cell === null) {
         return;
       } else if (name === "v") {
         inValue = true;
-        if (keeping) cell.value ??= "";
+        if (keeping && row.bytes <= MAX_RECORD_BYTES) cell.value ??= "";
       } else if (name === "is") {
         inInline = true;
-        if (keeping) cell.value ??= "";
+        if (keeping && row.bytes <= MAX_RECORD_BYTES) cell.value ??= "";
       } else if (inInline) inline.open(name);
     },
     close(name: string) {

@@ -13,7 +13,8 @@
  *
  * What is held is therefore, whatever the table holds: two bits per string the part
  * could hold (a `<si/>` is 5 bytes, so at most 5 MB of bits for a 200 MB part), and the
- * kept strings' own bytes plus 12 bytes each. A JavaScript string costs some 30 bytes
+ * kept strings' own bytes plus 12 bytes each, at most MAX_KEPT_BYTES (past it the workbook
+ * is refused as the strings are read). A JavaScript string costs some 30 bytes
  * before its text, and an array slot 8 more: 9,000,000 short strings held as such took
  * over a GB.
  */
@@ -28,6 +29,13 @@ const FIRST_STRINGS = 1024;
 const FIRST_STRINGS_BYTES = 64 * 1024;
 /** The size of the blocks kept strings are stored in. */
 const STORE_BLOCK = 4 * 1024 * 1024;
+/**
+ * The most text the kept strings may hold. A real workbook's read columns hold far less
+ * (595,000 employees with a distinct e-mail each: some 25 MB); without it, a workbook of
+ * 190 distinct strings of 1 MiB, each in a read column, would keep 200 MB, and the import
+ * pass its 300 MB (DECISIONS §11).
+ */
+export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** One bit per index, its size fixed when made. */
 export class BitSet {
@@ -118,6 +126,8 @@ export class KeptStrings {
   private readonly blocks: Buffer[] = [];
   private block = Buffer.alloc(0);
   private used = 0;
+  /** The bytes kept, their three numbers each included. */
+  private total = 0;
   /** Per kept string, by its rank among the wanted: its block, start and length. */
   private readonly where: Uint32Array;
   /** Per word of `wanted`, how many bits are set in the words before it. */
@@ -138,6 +148,12 @@ export class KeptStrings {
   add(index: number, text: string): void {
     const rank = this.rank(index);
     const length = Buffer.byteLength(text);
+    this.total += length + 12;
+    if (this.total > MAX_KEPT_BYTES) {
+      throw new FileProblem(
+        `is refused: the shared strings of the columns the import reads hold over ${MAX_KEPT_BYTES / 1024 / 1024} MiB of text, more than an import keeps (split the workbook, or save it as CSV)`,
+      );
+    }
     if (this.used + length > this.block.length) {
       this.block = Buffer.allocUnsafe(Math.max(STORE_BLOCK, length));
       this.blocks.push(this.block);

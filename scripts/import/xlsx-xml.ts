@@ -28,7 +28,7 @@ export interface XmlHandlers {
   text?: (text: string) => void;
 }
 
-/** Why a part's XML cannot be read: a limit passed (`limit`), or not well-formed. */
+/** Why a part's XML cannot be read: a limit passed (`limit`: the message follows "its part P"), or not well-formed (it follows "cannot be read:"). */
 export class XmlProblem extends Error {
   override name = "XmlProblem";
   constructor(
@@ -173,7 +173,7 @@ export class BoundedXml {
     const selfClosing = rest === "/";
     if (rest !== "" && !selfClosing) throw new XmlProblem(`the tag <${name}> has something that is no attribute: "${rest.slice(0, 40)}"`);
     if (this.open.length >= MAX_DEPTH) {
-      throw new XmlProblem(`it nests elements more than ${MAX_DEPTH} deep, which no workbook does (a damaged file or an attack)`, true);
+      throw new XmlProblem(`nests elements more than ${MAX_DEPTH} deep, which no workbook does (a damaged file or an attack)`, true);
     }
     const local = localName(name);
     this.handlers.open?.(local, attributes);
@@ -205,6 +205,6 @@ function tagEnd(buffer: string, lt: number): number {
 
 const tooLongTag = () =>
   new XmlProblem(
-    `it has a tag of over ${MAX_TAG_CHARS.toLocaleString("en")} characters (attributes and all), which no workbook has (a damaged file or an attack)`,
+    `has a tag of over ${MAX_TAG_CHARS.toLocaleString("en")} characters (attributes and all), which no workbook has (a damaged file or an attack)`,
     true,
   );
