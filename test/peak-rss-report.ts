@@ -10,7 +10,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 const file = process.env.LEAVEAPI_PEAK_RSS_FILE;
 if (file) {
   process.on("exit", () => {
-    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-    writeFileSync(file, kib ?? "");
+    let kib = "";
+    try {
+      kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "";
+    } catch {
+      // Not Linux: no /proc, and nothing to report.
+    }
+    writeFileSync(file, kib);
   });
 }
