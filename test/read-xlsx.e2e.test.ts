@@ -214,6 +214,49 @@ describe("rows and the header", () => {
   });
 });
 
+describe("shared strings: only those of the columns read are kept", () => {
+  /** A sheet of shared strings only: 2,000 strings, the header's after the first 1,024 (where the scan keeps no text). */
+  async function stringsBook(): Promise<string> {
+    const path = join(dir, `strings-${++files}.xlsx`);
+    const strings = Array.from({ length: 2000 }, (_, i) => `<si><t>s${i}</t></si>`);
+    const row = (r: number, indices: (number | string)[]) => `<row r="${r}">${indices.map((i) => `<c t="s"><v>${i}</v></c>`).join("")}</row>`;
+    await writeZip(path, [
+      ["xl/workbook.xml", '<workbook xmlns:r="urn:r"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>'],
+      ["xl/worksheets/sheet1.xml", `<worksheet><sheetData>${row(1, [1500, 1501, 1502])}${row(2, [7, 8, 9])}${row(3, [10, 11, 1999])}</sheetData></worksheet>`],
+      ["xl/sharedStrings.xml", `<sst>${strings.join("")}</sst>`],
+    ]);
+    return path;
+  }
+
+  test("a header of strings past the first 1,024 is read; every column by default", async () => {
+    expect((await readAll(await stringsBook())).map((r) => r.record)).toEqual([
+      new CsvHeader(["s1500", "s1501", "s1502"]),
+      { s1500: "s7", s1501: "s8", s1502: "s9" },
+      { s1500: "s10", s1501: "s11", s1502: "s1999" },
+    ]);
+  });
+
+  test("columnsRead: records have the columns read and leave the others out", async () => {
+    const records: SourceRecord[] = [];
+    for await (const record of readXlsx(await stringsBook(), { columnsRead: (names) => new Set(names.filter((n) => n !== "s1501")) })) records.push(record);
+    expect(records.map((r) => r.record)).toEqual([new CsvHeader(["s1500", "s1501", "s1502"]), { s1500: "s7", s1502: "s9" }, { s1500: "s10", s1502: "s1999" }]);
+  });
+
+  test("a cell that refers to a string the table does not have stops reading at its row", async () => {
+    const path = join(dir, "bad-index.xlsx");
+    await writeZip(path, [
+      ["xl/workbook.xml", '<workbook xmlns:r="urn:r"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>'],
+      [
+        "xl/worksheets/sheet1.xml",
+        '<worksheet><sheetData><row r="1"><c t="s"><v>0</v></c></row><row r="2"><c t="s"><v>99</v></c></row></sheetData></worksheet>',
+      ],
+      ["xl/sharedStrings.xml", "<sst><si><t>a</t></si></sst>"],
+    ]);
+    const problem = await problemOf(path);
+    expect([problem.message, problem.line]).toEqual(["row: a cell refers to shared string 99, which the workbook does not have", 2]);
+  });
+});
+
 describe("files that are not workbooks", () => {
   test("a missing file, a directory", async () => {
     expect((await problemOf(join(dir, "missing.xlsx"))).message).toBe("cannot read: no such file");
@@ -244,6 +287,26 @@ describe("files that are not workbooks", () => {
       ["xl/worksheets/sheet1.xml", "<worksheet><sheetData><row r='1'><c><v>1</v></row></sheetData></worksheet>"],
     ]);
     expect((await problemOf(path)).message).toStartWith("is not an .xlsx workbook (its part xl/worksheets/sheet1.xml cannot be read: ");
+  });
+});
+
+describe("the workbook's lists are capped", () => {
+  test("more than 65,536 cell formats; sheet names over 1 MiB in all", async () => {
+    const book = '<workbook xmlns:r="urn:r"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>';
+    const sheet = ["xl/worksheets/sheet1.xml", "<worksheet><sheetData/></worksheet>"] as [string, string];
+    await writeZip(join(dir, "styles.xlsx"), [
+      ["xl/workbook.xml", book],
+      sheet,
+      ["xl/styles.xml", `<styleSheet><cellXfs>${"<xf/>".repeat(65_537)}</cellXfs></styleSheet>`],
+    ]);
+    expect((await problemOf(join(dir, "styles.xlsx"))).message).toBe(
+      "is refused: its styles hold more than 65,536 cell formats, which no workbook has (a damaged file or an attack)",
+    );
+    const names = Array.from({ length: 1100 }, (_, i) => `<sheet name="${"n".repeat(1000)}${i}" r:id="rId${i}"/>`).join("");
+    await writeZip(join(dir, "sheets.xlsx"), [["xl/workbook.xml", `<workbook xmlns:r="urn:r"><sheets>${names}</sheets></workbook>`], sheet]);
+    expect((await problemOf(join(dir, "sheets.xlsx"))).message).toBe(
+      "is refused: its list of sheets and parts is over 1 MiB, which no workbook has (a damaged file or an attack)",
+    );
   });
 });
 

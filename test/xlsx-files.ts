@@ -205,11 +205,12 @@ export async function writeZipBomb(path: string, kind: "lying" | "dense" | "huge
   }
 }
 
-/** A zip of `parts` as they are given: for files that are not quite workbooks. */
-export async function writeZip(path: string, parts: [name: string, text: string][]): Promise<void> {
+/** A zip of `parts` as they are given (a part's text may come in pieces): for files that are not quite workbooks. `emptyEntries` adds that many empty files after them. */
+export async function writeZip(path: string, parts: [name: string, text: string | Iterable<string>][], emptyEntries = 0): Promise<void> {
   const zip = await ZipWriter.create(path);
   try {
     for (const [name, text] of parts) await zip.add(name, text);
+    for (let i = 0; i < emptyEntries; i++) zip.addEmpty(`xl/media/empty${i}.bin`);
     await zip.finish();
   } finally {
     await zip.close();
@@ -247,6 +248,8 @@ interface PartOptions {
 class ZipWriter {
   private offset = 0;
   private readonly records: CentralRecord[] = [];
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
   private constructor(private readonly file: FileHandle) {}
 
   static async create(path: string): Promise<ZipWriter> {
@@ -255,6 +258,7 @@ class ZipWriter {
 
   /** Adds a part made of `content`'s text, deflated as it comes. */
   async add(name: string, content: string | Iterable<string>, options: PartOptions = {}): Promise<void> {
+    await this.flush();
     const record: CentralRecord = { name: encoder.encode(name), crc: 0, compressedSize: 0, uncompressedSize: 0, offset: this.offset };
     await this.append(localHeader(record));
     const deflate = createDeflateRaw({ level: options.level ?? 6, chunkSize: 1 << 20 });
@@ -277,17 +281,52 @@ class ZipWriter {
     this.records.push(record);
   }
 
-  /** The central directory and its end record. */
+  /** Adds an empty file, written with the next part or the central directory (zips of many entries). */
+  addEmpty(name: string): void {
+    // An empty deflate stream: one final block of no data.
+    const record: CentralRecord = { name: encoder.encode(name), crc: 0, compressedSize: 2, uncompressedSize: 0, offset: this.offset + this.pendingBytes };
+    this.pending.push(localHeader(record), new Uint8Array([0x03, 0x00]));
+    this.pendingBytes += 30 + record.name.length + 2;
+    this.records.push(record);
+  }
+
+  /** The central directory and its end record; with over 65,535 entries, Zip64's end records before it. */
   async finish(): Promise<void> {
+    await this.flush();
     const start = this.offset;
-    for (const record of this.records) await this.append(centralHeader(record));
+    for (const record of this.records) this.pending.push(centralHeader(record));
+    await this.flush();
+    const count = this.records.length;
+    if (count > 0xffff) {
+      const zip64 = new DataView(new ArrayBuffer(56 + 20));
+      zip64.setUint32(0, 0x06064b50, true);
+      zip64.setBigUint64(4, 44n, true);
+      zip64.setUint16(12, 45, true);
+      zip64.setUint16(14, 45, true);
+      zip64.setBigUint64(24, BigInt(count), true);
+      zip64.setBigUint64(32, BigInt(count), true);
+      zip64.setBigUint64(40, BigInt(this.offset - start), true);
+      zip64.setBigUint64(48, BigInt(start), true);
+      zip64.setUint32(56, 0x07064b50, true);
+      zip64.setBigUint64(64, BigInt(this.offset), true);
+      zip64.setUint32(72, 1, true);
+      await this.append(new Uint8Array(zip64.buffer));
+    }
     const end = new DataView(new ArrayBuffer(22));
     end.setUint32(0, 0x06054b50, true);
-    end.setUint16(8, this.records.length, true);
-    end.setUint16(10, this.records.length, true);
-    end.setUint32(12, this.offset - start, true);
+    end.setUint16(8, Math.min(count, 0xffff), true);
+    end.setUint16(10, Math.min(count, 0xffff), true);
+    end.setUint32(12, this.offset - start - (count > 0xffff ? 76 : 0), true);
     end.setUint32(16, start, true);
     await this.append(new Uint8Array(end.buffer));
+  }
+
+  /** Writes what addEmpty and finish queued, in one write. */
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    await this.append(Buffer.concat(this.pending));
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   async close(): Promise<void> {

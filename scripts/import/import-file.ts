@@ -281,8 +281,15 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
   let bytesRead = 0;
   let records: AsyncIterable<SourceRecord>;
   // The workbook reader and its library load only when a workbook is read.
-  if (format === "xlsx" || chunks === null) records = (await import("./read-xlsx.ts")).readXlsx(options.file, { sheet: map.sheet });
-  else {
+  if (format === "xlsx" || chunks === null) {
+    // Only the shared strings of the columns the map reads are kept (read-xlsx.ts): the header decides which.
+    const columnsRead = (names: readonly string[]) => {
+      const probe = createRecordShaper(options.kind, map, true);
+      probe.header(names);
+      return new Set(probe.report()?.read.map((r) => r.column));
+    };
+    records = (await import("./read-xlsx.ts")).readXlsx(options.file, { sheet: map.sheet, columnsRead });
+  } else {
     const text = toUtf8(
       progress
         ? countingBytes(chunks, (n) => {

@@ -8,18 +8,20 @@
  * date format as an ISO date, or date and time. Excel stores no time zone: a date and
  * time is read as UTC (`2024-05-01T08:30:00Z`).
  *
- * An .xlsx is a zip of XML parts. Its central directory is read with yauzl before
- * anything is unpacked, and a file is refused whose parts claim to unpack to over 200 MB
- * in all, or one part to over 1000 times its packed size (deflate cannot do better than
- * about 1032:1: a claim past that is a zip bomb); a part that unpacks to more than it
- * declared is stopped at that point (yauzl's `validateEntrySizes`). The parts are parsed
- * with saxes, which expands no entity a document declares. The shared strings are held
- * (a cell refers to them by number); the sheet is streamed a chunk of XML at a time, and
- * a chunk's rows are handed on before the next is unpacked, so that memory follows the
- * shared strings and not the sheet.
+ * An .xlsx is a zip of XML parts (xlsx-zip.ts: zip bombs, and zips of over 10,000
+ * entries, are refused before anything is unpacked), each streamed through xlsx-xml.ts's
+ * bounded tokenizer, the sheet's rows with xlsx-sheet.ts's limits (DECISIONS §11, "Bounded
+ * work for any file"). What is held does not follow the file: the shared strings of the
+ * columns the import reads (`columnsRead`), compactly (xlsx-strings.ts), and a row at a
+ * time. To know which strings those are, the sheet is read twice: once to find its header
+ * and mark the strings its read columns refer to, then, once those strings are read, for
+ * its records (a workbook without shared strings is read once). The shared strings part is
+ * read up to three times (xlsx-strings.ts).
  */
-import { checkIsZip, notXlsx, openZip, parsePart, parseWholePart, xmlParser, type Entry, type ZipFile } from "./xlsx-zip.ts";
-import { columnIndex, columnLetter, DATE_FORMAT_IDS, excelDate, isDateFormat, numberText, ownCopy, richText } from "./xlsx-values.ts";
+import { checkIsZip, notXlsx, openZip, parseWholePart, type Entry, type ZipFile } from "./xlsx-zip.ts";
+import { columnLetter, DATE_FORMAT_IDS, excelDate, isDateFormat, numberText, ownCopy } from "./xlsx-values.ts";
+import { rawRows, type RawCell, type RawRow } from "./xlsx-sheet.ts";
+import { BitSet, keepSharedStrings, scanSharedStrings, type StringsScan } from "./xlsx-strings.ts";
 import { checkedHeader, CsvHeader, FileProblem, MAX_RECORD_BYTES, UnreadableRecord, type SourceRecord } from "./source.ts";
 
 export { MAX_XLSX_UNPACKED_BYTES } from "./xlsx-zip.ts";
@@ -27,6 +29,8 @@ export { MAX_XLSX_UNPACKED_BYTES } from "./xlsx-zip.ts";
 export interface ReadXlsxOptions {
   /** The sheet to read, by its name; the workbook's first sheet when not given. */
   sheet?: string;
+  /** The columns the import reads, given the header's names; every column when not given. Only their shared strings are kept, and records leave the other columns out. */
+  columnsRead?: (names: readonly string[]) => ReadonlySet<string>;
 }
 
 export async function* readXlsx(path: string, options: ReadXlsxOptions = {}): AsyncIterable<SourceRecord> {
@@ -37,7 +41,19 @@ export async function* readXlsx(path: string, options: ReadXlsxOptions = {}): As
     const sheet = chooseSheet(book.sheets, options.sheet);
     const entry = parts.get(sheet.part);
     if (entry === undefined) throw notXlsx(`its sheet "${sheet.name}" should be at ${sheet.part}, which is missing`);
-    yield* sheetRecords(sheetRows(zip, entry, book));
+    const strings = book.stringsEntry === undefined ? null : await scanSharedStrings(zip, book.stringsEntry);
+    const header = await findHeader(zip, entry, book, strings);
+    if (header === null) return;
+    const read = options.columnsRead?.(header.names);
+    const reads = header.names.map((name) => read === undefined || read.has(name));
+    yield { line: header.line, record: new CsvHeader(header.names) };
+    const lookup = strings === null || strings.count === 0 ? NO_STRINGS : await keptStrings(zip, entry, book.stringsEntry!, strings, header.rowIndex, reads);
+    yield* sheetRecords(
+      rawRows(zip, entry, (column, type) => type === "s" || reads[column] === true),
+      header,
+      reads,
+      { ...book, strings: lookup },
+    );
   } finally {
     zip.close();
   }
@@ -54,51 +70,64 @@ interface Sheet {
 interface Workbook {
   sheets: Sheet[];
   date1904: boolean;
-  /** By cell style (a cell's `s`): whether it shows its number as a date. */
-  dateStyles: boolean[];
-  sharedStrings: string[];
+  /** By cell style (a cell's `s`): 1 when it shows its number as a date. */
+  dateStyles: Uint8Array;
+  stringsEntry: Entry | undefined;
 }
+
+/** What a sheet's cells are read with: a shared string's text by index (undefined when not kept), and the count of strings. */
+interface Strings {
+  count: number;
+  empty: BitSet | null;
+  get(index: number): string | undefined;
+}
+const NO_STRINGS: Strings = { count: 0, empty: null, get: () => undefined };
+
+/**
+ * The workbook's lists (sheets, relationships, cell styles) are small in any real
+ * workbook; past these a file is refused rather than held: no workbook has them.
+ */
+const MAX_LISTED_CHARS = 1024 * 1024;
+const MAX_CELL_STYLES = 65_536;
+const tooMuch = (what: string) => new FileProblem(`is refused: its ${what}, which no workbook has (a damaged file or an attack)`);
 
 async function readWorkbook(zip: ZipFile, parts: Map<string, Entry>): Promise<Workbook> {
   const listed: { name: string; id: string }[] = [];
   let date1904 = false;
-  await parseWholePart(
-    zip,
-    parts.get("xl/workbook.xml")!,
-    xmlParser({
-      open(name, { attributes }) {
-        if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
-        if (name === "sheet") {
-          const id = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1] ?? "";
-          listed.push({ name: attributes.name ?? "", id });
-        }
-      },
-    }),
-  );
+  let chars = 0;
+  const count = (text: string) => {
+    chars += text.length;
+    if (chars > MAX_LISTED_CHARS) throw tooMuch("list of sheets and parts is over 1 MiB");
+    return text;
+  };
+  await parseWholePart(zip, parts.get("xl/workbook.xml")!, {
+    open(name, attributes) {
+      if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
+      if (name === "sheet") {
+        const id = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1] ?? "";
+        listed.push({ name: count(attributes.name ?? ""), id: count(id) });
+      }
+    },
+  });
   const rels = new Map<string, { type: string; part: string }>();
   const relsEntry = parts.get("xl/_rels/workbook.xml.rels");
   if (relsEntry !== undefined) {
-    await parseWholePart(
-      zip,
-      relsEntry,
-      xmlParser({
-        open(name, { attributes }) {
-          if (name === "Relationship" && attributes.TargetMode !== "External" && attributes.Id && attributes.Target) {
-            rels.set(attributes.Id, { type: attributes.Type ?? "", part: partPath(attributes.Target) });
-          }
-        },
-      }),
-    );
+    await parseWholePart(zip, relsEntry, {
+      open(name, attributes) {
+        if (name === "Relationship" && attributes.TargetMode !== "External" && attributes.Id && attributes.Target) {
+          rels.set(count(attributes.Id), { type: count(attributes.Type ?? ""), part: count(partPath(attributes.Target)) });
+        }
+      },
+    });
   }
   const related = (type: string, fallback: string) => [...rels.values()].find((r) => r.type.endsWith(`/${type}`))?.part ?? fallback;
   const sheets = listed.map(({ name, id }, i) => ({ name, part: rels.get(id)?.part ?? `xl/worksheets/sheet${i + 1}.xml` }));
   const stylesEntry = parts.get(related("styles", "xl/styles.xml"));
-  const stringsEntry = parts.get(related("sharedStrings", "xl/sharedStrings.xml"));
   return {
     sheets,
     date1904,
-    dateStyles: stylesEntry ? await readDateStyles(zip, stylesEntry) : [],
-    sharedStrings: stringsEntry ? await readSharedStrings(zip, stringsEntry) : [],
+    dateStyles: stylesEntry ? await readDateStyles(zip, stylesEntry) : new Uint8Array(0),
+    stringsEntry: parts.get(related("sharedStrings", "xl/sharedStrings.xml")),
   };
 }
 
@@ -124,144 +153,183 @@ function chooseSheet(sheets: Sheet[], wanted: string | undefined): Sheet {
   throw new FileProblem(`no sheet named ${JSON.stringify(wanted)}; ${sheets.length === 0 ? "the workbook has no sheets" : `the sheets are ${names}`}`);
 }
 
-async function readDateStyles(zip: ZipFile, entry: Entry): Promise<boolean[]> {
-  const customDates = new Map<string, boolean>();
-  const styles: boolean[] = [];
+async function readDateStyles(zip: ZipFile, entry: Entry): Promise<Uint8Array> {
+  const customDates = new Map<number, boolean>();
+  const styles = new Uint8Array(MAX_CELL_STYLES);
+  let count = 0;
   let inCellXfs = false;
-  await parseWholePart(
-    zip,
-    entry,
-    xmlParser({
-      open(name, { attributes }) {
-        if (name === "numFmt" && attributes.numFmtId) customDates.set(attributes.numFmtId, isDateFormat(attributes.formatCode ?? ""));
-        else if (name === "cellXfs") inCellXfs = true;
-        else if (name === "xf" && inCellXfs) {
-          const id = attributes.numFmtId ?? "0";
-          styles.push(customDates.get(id) ?? DATE_FORMAT_IDS.has(Number(id)));
-        }
-      },
-      close(name) {
-        if (name === "cellXfs") inCellXfs = false;
-      },
-    }),
-  );
-  return styles;
-}
-
-/** The shared strings table, each entry's text runs joined; phonetic guides (`rPh`) left out. */
-async function readSharedStrings(zip: ZipFile, entry: Entry): Promise<string[]> {
-  const strings: string[] = [];
-  const text = richText();
-  await parseWholePart(
-    zip,
-    entry,
-    xmlParser({
-      open: text.open,
-      close(name) {
-        if (name === "si") strings.push(ownCopy(text.take()));
-        else text.close(name);
-      },
-      text: text.text,
-    }),
-  );
-  return strings;
-}
-
-// ---- The sheet: rows of cells, and cells as text ------------------------------------------
-
-interface SheetRow {
-  line: number;
-  /** By column (A is 0); a missing or empty cell is absent or null. */
-  cells: (string | null)[];
-}
-
-/** The sheet's rows in order, each handed on once the chunk of XML it ends in is parsed. */
-async function* sheetRows(zip: ZipFile, entry: Entry, book: Workbook): AsyncIterable<SheetRow> {
-  const ready: SheetRow[] = [];
-  let row: SheetRow = { line: 0, cells: [] };
-  let cell = { column: 0, type: "n", style: 0, value: null as string | null };
-  let inValue = false;
-  let inInline = false;
-  const inline = richText();
-  const parser = xmlParser({
-    open(name, { attributes }) {
-      if (name === "row") {
-        row = { line: attributes.r ? Number(attributes.r) : row.line + 1, cells: [] };
-      } else if (name === "c") {
-        const column = attributes.r ? columnIndex(attributes.r) : row.cells.length;
-        cell = { column, type: attributes.t ?? "n", style: Number(attributes.s ?? 0), value: null };
-      } else if (name === "v") {
-        inValue = true;
-        cell.value = "";
-      } else if (name === "is") {
-        inInline = true;
-      } else if (inInline) {
-        inline.open(name);
+  await parseWholePart(zip, entry, {
+    open(name, attributes) {
+      if (name === "numFmt" && attributes.numFmtId) {
+        if (customDates.size >= MAX_CELL_STYLES) throw tooMuch(`styles hold more than ${MAX_CELL_STYLES.toLocaleString("en")} number formats`);
+        customDates.set(Number(attributes.numFmtId), isDateFormat(attributes.formatCode ?? ""));
+      } else if (name === "cellXfs") inCellXfs = true;
+      else if (name === "xf" && inCellXfs) {
+        if (count >= MAX_CELL_STYLES) throw tooMuch(`styles hold more than ${MAX_CELL_STYLES.toLocaleString("en")} cell formats`);
+        const id = Number(attributes.numFmtId ?? "0");
+        styles[count++] = (customDates.get(id) ?? DATE_FORMAT_IDS.has(id)) ? 1 : 0;
       }
     },
     close(name) {
-      if (name === "row") ready.push(row);
-      else if (name === "c") row.cells[cell.column] = cellText(cell, book, row.line);
-      else if (name === "v") inValue = false;
-      else if (name === "is") {
-        inInline = false;
-        cell.value = inline.take();
-      } else if (inInline) inline.close(name);
-    },
-    text(text) {
-      if (inValue) cell.value += text;
-      else if (inInline) inline.text(text);
+      if (name === "cellXfs") inCellXfs = false;
     },
   });
-  for await (const _ of parsePart(zip, entry, parser)) {
-    for (const done of ready) yield done;
-    ready.length = 0;
+  return styles.slice(0, count);
+}
+
+// ---- The header, and the shared strings of the columns read -----------------------------
+
+interface Header {
+  line: number;
+  /** Which of the sheet's rows it is, the first being 0. */
+  rowIndex: number;
+  names: string[];
+}
+
+/** A shared string cell's index; a FileProblem when the workbook has no such string. */
+function stringIndex(value: string | null, strings: Strings | StringsScan | null, line: number): number {
+  const index = value !== null && /^[0-9]{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(index < (strings?.count ?? 0))) throw new FileProblem(`row: a cell refers to shared string ${value}, which the workbook does not have`, line);
+  return index;
+}
+
+/** Whether a cell has a value: text, or a shared string that is not empty. */
+function hasValue(cell: RawCell, strings: Strings | StringsScan | null, line: number): boolean {
+  if (cell.type !== "s") return cell.filled;
+  if (!cell.filled) return false;
+  return !strings?.empty?.has(stringIndex(cell.value, strings, line));
+}
+
+/** The first row with a value, and its names (a header too large, a name missing or twice, is a FileProblem); null when no row has one. */
+async function findHeader(zip: ZipFile, entry: Entry, book: Workbook, strings: StringsScan | null): Promise<Header | null> {
+  let rowIndex = -1;
+  for await (const row of rawRows(zip, entry, () => true)) {
+    rowIndex++;
+    if (row.bytes > MAX_RECORD_BYTES) throw new FileProblem(`header: the header row holds over 1 MiB; it may hold at most 1 MiB`, row.line);
+    if (!row.cells.some((cell) => hasValue(cell, strings, row.line))) continue;
+    // The strings the header uses: among the first the scan kept, or read for it now.
+    const missing = new BitSet(strings?.count ?? 0);
+    let more = false;
+    for (const cell of row.cells) {
+      if (cell.type === "s" && cell.filled && strings !== null) {
+        const index = stringIndex(cell.value, strings, row.line);
+        if (index >= strings.first.length) {
+          missing.add(index);
+          more = true;
+        }
+      }
+    }
+    const resolved = more && book.stringsEntry ? await keepSharedStrings(zip, book.stringsEntry, missing) : null;
+    const lookup: Strings = {
+      count: strings?.count ?? 0,
+      empty: strings?.empty ?? null,
+      get: (i) => strings?.first[i] ?? resolved?.get(i),
+    };
+    const cells: string[] = [];
+    for (const cell of row.cells) cells[cell.column] = cellText(cell, { ...book, strings: lookup }, row.line) ?? "";
+    const last = cells.findLastIndex((cell) => cell !== "");
+    const names = checkedHeader(
+      Array.from({ length: last + 1 }, (_, i) => cells[i] ?? ""),
+      row.line,
+      columnLetter,
+    );
+    return { line: row.line, rowIndex, names };
   }
+  return null;
+}
+
+/**
+ * The shared strings the read columns refer to below the header (a pass over the sheet
+ * that keeps only their indices, as bits), then those strings (xlsx-strings.ts). Memory:
+ * one bit per string of the table, and the strings kept.
+ */
+async function keptStrings(zip: ZipFile, sheet: Entry, entry: Entry, scan: StringsScan, headerRow: number, reads: boolean[]): Promise<Strings> {
+  const wanted = new BitSet(scan.count);
+  let marked = 0;
+  let rowIndex = -1;
+  for await (const row of rawRows(zip, sheet, (column, type) => type === "s" && reads[column] === true)) {
+    if (++rowIndex <= headerRow) continue;
+    for (const cell of row.cells) {
+      if (cell.value === null || cell.type !== "s") continue;
+      const index = stringIndex(cell.value, scan, row.line);
+      if (!scan.empty.has(index) && !wanted.has(index)) {
+        wanted.add(index);
+        marked++;
+      }
+    }
+  }
+  const kept = marked === 0 ? null : await keepSharedStrings(zip, entry, wanted);
+  return { count: scan.count, empty: scan.empty, get: (i) => kept?.get(i) };
+}
+
+// ---- Rows into records ----------------------------------------------------------------
+
+interface Book {
+  date1904: boolean;
+  dateStyles: Uint8Array;
+  strings: Strings;
 }
 
 /** A cell's value as a person would read it (see the module comment); an empty cell is null. */
-function cellText(cell: { type: string; style: number; value: string | null }, book: Workbook, line: number): string | null {
+function cellText(cell: RawCell, book: Book, line: number): string | null {
   const { type, style, value } = cell;
   if (value === null || value === "") return null;
   switch (type) {
     case "s": {
-      const text = book.sharedStrings[Number(value)];
-      if (text === undefined) throw new FileProblem(`row: a cell refers to shared string ${value}, which the workbook does not have`, line);
+      const index = stringIndex(value, book.strings, line);
+      if (book.strings.empty?.has(index)) return null;
+      const text = book.strings.get(index);
+      if (text === undefined) throw new Error(`shared string ${index} was not kept`);
       return text === "" ? null : text;
     }
     case "b":
       return value === "1" ? "true" : value === "0" ? "false" : value;
     case "n":
-      return (book.dateStyles[style] && excelDate(Number(value), book.date1904)) || numberText(value);
+      return (book.dateStyles[style] === 1 && excelDate(Number(value), book.date1904)) || numberText(value);
     default:
       // str (a formula's text), inlineStr, e (#N/A and the like), d (an ISO date): as written.
       return ownCopy(value);
   }
 }
 
-// ---- Rows into records ----------------------------------------------------------------
-
-/** The header and the records, as read-csv.ts yields them (see the module comment). */
-async function* sheetRecords(rows: AsyncIterable<SheetRow>): AsyncIterable<SourceRecord> {
-  let header: string[] | null = null;
-  for await (const { line, cells } of rows) {
-    if (!cells.some((cell) => cell != null)) continue;
-    if (header === null) {
-      header = readHeader(cells, line);
-      yield { line, record: new CsvHeader(header) };
-      continue;
+/**
+ * The records below the header, as read-csv.ts yields them (see the module comment). A
+ * record has the read columns only, the others left out; what a row costs follows the
+ * cells it has and the columns read, never its cells' column letters.
+ */
+async function* sheetRecords(rows: AsyncIterable<RawRow>, header: Header, reads: boolean[], book: Book): AsyncIterable<SourceRecord> {
+  const { names } = header;
+  const width = names.length;
+  const readColumns = names.flatMap((name, column) => (reads[column] ? [{ column, name }] : []));
+  const values: (string | null | undefined)[] = new Array(width);
+  let rowIndex = -1;
+  for await (const { line, cells, bytes } of rows) {
+    if (++rowIndex <= header.rowIndex) continue;
+    let valued = false;
+    let beyond = -1;
+    for (const cell of cells) {
+      if (!hasValue(cell, book.strings, line)) continue;
+      valued = true;
+      if (cell.column >= width && (beyond === -1 || cell.column < beyond)) beyond = cell.column;
     }
-    const beyond = cells.findIndex((cell, column) => column >= header!.length && cell != null);
+    if (!valued && bytes <= MAX_RECORD_BYTES) continue;
     if (beyond !== -1) {
       yield { line, record: new UnreadableRecord(`has a value in column ${columnLetter(beyond)}, which has no header`) };
       continue;
     }
+    let size = bytes > MAX_RECORD_BYTES ? bytes : 0;
+    if (size === 0) {
+      for (const cell of cells) {
+        if (cell.column < width && reads[cell.column]) values[cell.column] = cellText(cell, book, line);
+      }
+    }
+    // No prototype: a column named __proto__ is data like any other.
     const record = Object.create(null) as Record<string, string | null>;
-    let size = 0;
-    for (const [column, name] of header.entries()) {
-      const cell = cells[column] ?? null;
-      record[name] = cell;
-      if (cell !== null) size += Buffer.byteLength(cell);
+    for (const { column, name } of readColumns) {
+      const value = values[column] ?? null;
+      values[column] = undefined;
+      record[name] = value;
+      if (value !== null) size += Buffer.byteLength(value);
     }
     // The limit every format keeps (docs/cli.md, "Files"): a row, like a CSV record, is at most 1 MiB.
     if (size > MAX_RECORD_BYTES)
@@ -273,14 +341,4 @@ async function* sheetRecords(rows: AsyncIterable<SheetRow>): AsyncIterable<Sourc
       };
     else yield { line, record };
   }
-}
-
-/** The header's names, from column A to its last value; a column without a name, or a name twice, is a FileProblem naming the column by its letter. */
-function readHeader(cells: (string | null)[], line: number): string[] {
-  const last = cells.findLastIndex((cell) => cell != null);
-  return checkedHeader(
-    Array.from({ length: last + 1 }, (_, i) => cells[i] ?? ""),
-    line,
-    columnLetter,
-  );
 }

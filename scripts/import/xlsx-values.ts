@@ -32,6 +32,8 @@ export function richText() {
     text(text: string) {
       if (inT) collected += text;
     },
+    /** Whether text now is part of the value (in a `<t>`, not in a phonetic guide). */
+    inText: () => inT,
     take(): string {
       const text = collected;
       collected = "";
@@ -40,14 +42,26 @@ export function richText() {
   };
 }
 
-/** The column of a cell reference, A1 → 0, AB7 → 27. */
+/** Columns A to XFD, rows 1 to 1,048,576: the most a sheet has (Excel's limits, ECMA-376 part 1, 18.3.1.4). */
+export const MAX_COLUMNS = 16_384;
+export const MAX_ROWS = 1_048_576;
+
+/**
+ * The column of a cell reference, A1 → 0, AB7 → 27; -1 when it is no reference or past
+ * XFD1048576. At most three letters are looked at, so that a reference of thousands of
+ * letters costs no more than one of three.
+ */
 export function columnIndex(reference: string): number {
   let column = 0;
-  for (let i = 0; i < reference.length; i++) {
+  let i = 0;
+  for (; i < reference.length && i <= 3; i++) {
     const letter = (reference.charCodeAt(i) | 0x20) - 96;
     if (letter < 1 || letter > 26) break;
     column = column * 26 + letter;
   }
+  if (i === 0 || i > 3 || column > MAX_COLUMNS) return -1;
+  const row = reference.slice(i);
+  if (!/^[1-9][0-9]{0,6}$/.test(row) || Number(row) > MAX_ROWS) return -1;
   return column - 1;
 }
 

@@ -3,13 +3,14 @@
  * anything is unpacked, so that a file is refused whose parts claim to unpack to over 200
  * MB in all, or one part to over 1000 times its packed size (deflate cannot do better than
  * about 1032:1: a claim past that is a zip bomb); a part that unpacks to more than it
- * declared is stopped at that point (yauzl's `validateEntrySizes`). Parts are parsed with
- * saxes, which expands no entity a document declares, a chunk at a time.
+ * declared is stopped at that point (yauzl's `validateEntrySizes`), and a zip of more than
+ * 10,000 entries is refused from the count its end record gives, before one is listed.
+ * Parts are parsed a chunk at a time by xlsx-xml.ts, whose limits bound what a part costs.
  */
 import type { Readable } from "node:stream";
-import { SaxesParser, type SaxesTagPlain } from "saxes";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { FileProblem, openFile } from "./source.ts";
+import { BoundedXml, XmlProblem, type XmlHandlers } from "./xlsx-xml.ts";
 
 export type { Entry, ZipFile };
 
@@ -17,6 +18,8 @@ export type { Entry, ZipFile };
 export const MAX_XLSX_UNPACKED_BYTES = 200_000_000;
 /** The most a part may claim to unpack to per byte packed; deflate's own limit is about 1032. */
 const MAX_PACKING_RATIO = 1000;
+/** The most entries a workbook's zip may list: a real one has tens (a part per sheet, chart, image and their relationships). */
+export const MAX_XLSX_ENTRIES = 10_000;
 
 export const notXlsx = (why: string) => new FileProblem(`is not an .xlsx workbook (${why})`);
 const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -50,6 +53,11 @@ export async function openZip(path: string): Promise<{ zip: ZipFile; parts: Map<
     throw notXlsx(`it is not a zip archive: ${(error as Error).message}`);
   }
   try {
+    if (zip.entryCount > MAX_XLSX_ENTRIES) {
+      throw new FileProblem(
+        `is refused: its zip lists ${zip.entryCount.toLocaleString("en")} entries; an .xlsx may have at most ${MAX_XLSX_ENTRIES.toLocaleString("en")} (a workbook has tens: a damaged file or an attack)`,
+      );
+    }
     const parts = new Map<string, Entry>();
     let unpacked = 0;
     let dense: Entry | undefined;
@@ -79,12 +87,14 @@ export async function openZip(path: string): Promise<{ zip: ZipFile; parts: Map<
 }
 
 /**
- * Streams one part through `parser`, yielding after each chunk so that the caller can
+ * Streams one part through `handlers`, yielding after each chunk so that the caller can
  * take what the chunk made before the next is unpacked. Stops with a FileProblem as soon
- * as the part unpacks to more than it declared, or is not well-formed UTF-8 XML.
+ * as the part unpacks to more than it declared, passes one of xlsx-xml.ts's limits, or is
+ * not well-formed UTF-8 XML; a FileProblem a handler throws goes through as it is.
  */
-export async function* parsePart(zip: ZipFile, entry: Entry, parser: SaxesParser): AsyncIterable<void> {
+export async function* parsePart(zip: ZipFile, entry: Entry, handlers: XmlHandlers): AsyncIterable<void> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
+  const parser = new BoundedXml(handlers);
   let stream: Readable;
   try {
     stream = await zip.openReadStreamPromise(entry);
@@ -101,6 +111,7 @@ export async function* parsePart(zip: ZipFile, entry: Entry, parser: SaxesParser
     yield;
   } catch (error) {
     if (error instanceof FileProblem) throw error;
+    if (error instanceof XmlProblem && error.limit) throw new FileProblem(`is refused: its part ${entry.fileName} ${error.message}; reading stopped`);
     const message = (error as Error).message ?? String(error);
     if (message.startsWith("too many bytes")) {
       throw new FileProblem(
@@ -113,27 +124,6 @@ export async function* parsePart(zip: ZipFile, entry: Entry, parser: SaxesParser
   }
 }
 
-export async function parseWholePart(zip: ZipFile, entry: Entry, parser: SaxesParser): Promise<void> {
-  for await (const _ of parsePart(zip, entry, parser));
-}
-
-/** A parser that hands each element's local name (without its namespace prefix) to the handlers. */
-export function xmlParser(handlers: {
-  open?: (name: string, tag: SaxesTagPlain) => void;
-  close?: (name: string) => void;
-  text?: (text: string) => void;
-}): SaxesParser {
-  const parser = new SaxesParser({ position: false });
-  const local = (name: string) => {
-    const colon = name.indexOf(":");
-    return colon === -1 ? name : name.slice(colon + 1);
-  };
-  const { open, close, text } = handlers;
-  if (open) parser.on("opentag", (tag) => open(local(tag.name), tag as SaxesTagPlain));
-  if (close) parser.on("closetag", (tag) => close(local(tag.name)));
-  if (text) {
-    parser.on("text", text);
-    parser.on("cdata", text);
-  }
-  return parser;
+export async function parseWholePart(zip: ZipFile, entry: Entry, handlers: XmlHandlers): Promise<void> {
+  for await (const _ of parsePart(zip, entry, handlers));
 }
