@@ -195,7 +195,8 @@ describe("SQLite", () => {
       const erase = startFed([...global, "erase", "--org", b, "--employee", "D7", "--yes"], {});
       await second.close(employeesText(3, "N"));
       // The holder announced itself in the tokens file, so the line names it.
-      const waitLine = /^leaveapi: waiting for the import of employees into .+ \(process \d+, started [^)]+\) to finish before (importing|erasing [0-9a-f-]{36})…$/m;
+      const waitLine =
+        /^leaveapi: waiting for the import of employees into .+ \(process \d+, started [^)]+\) to finish before (importing|erasing [0-9a-f-]{36})…$/m;
       await saysOnStderr(second, waitLine);
       await saysOnStderr(erase, waitLine);
 
