@@ -12,6 +12,8 @@ import { readListPage, type Page } from "./keyset-page.ts";
 import type { RawJson } from "./raw-json.ts";
 import type { DeletionsParams } from "./request-params.ts";
 import type { DeletedResource, DeletionRecord, Store } from "./store.ts";
+import { checkSyncAfterRestriction, restrictedBinding, selectionFeedUnkept } from "./restricted-reads.ts";
+import { selectsSome, type CredentialRestriction } from "./restriction.ts";
 
 /** How long a tombstone is kept, and so how far back the feed answers, unless the server is told otherwise. */
 export const DEFAULT_DELETION_RETENTION_DAYS = 90;
@@ -45,6 +47,8 @@ export interface DeletionFeedOptions {
   retentionDays: number;
   /** How cursors are signed (createHandler's `hmacSha256`); pure JavaScript by default. */
   mac?: HmacSha256;
+  /** The client's restriction, when it has one (docs/api.md, "Restricted credentials"). */
+  restriction?: CredentialRestriction;
 }
 
 const deletionJson =
@@ -65,10 +69,17 @@ export function listDeletionPage(
   const { limit, cursor, ...filters } = params;
   const { resource, updated_since } = filters;
   if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
+  const { restriction } = options;
+  if (restriction) {
+    checkSyncAfterRestriction(restriction, updated_since);
+    // The feed keeps no record of who was inside a selection, so it cannot tell which
+    // tombstones such a client could have seen: it names none, and asks for a full read.
+    if (selectsSome(restriction)) throw selectionFeedUnkept();
+  }
   return readListPage(
     store,
     {
-      binding: { organisationId, endpoint: "deletions", filters },
+      binding: { organisationId, endpoint: "deletions", filters: restrictedBinding(filters, restriction) },
       cursor,
       limit,
       sortKey: "number",

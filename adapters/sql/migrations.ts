@@ -312,6 +312,15 @@ const LEAVE_CLASS_SPANS: Record<Dialect, readonly string[]> = {
   ],
 };
 
+// Restricted credentials (docs/api.md, "Restricted credentials"): a client's restriction in
+// a table of its own, read with the client and with each token's grant by primary key.
+// A client that never had one has no row; one whose restriction was cleared keeps a row
+// with no list, whose set_at still makes its older syncs answer 410. On SQLite it lives in
+// the data file beside api_clients.
+const CLIENT_RESTRICTIONS: readonly string[] = [
+  `create table "client_restrictions" ("client_id" text primary key, "departments" text, "calendars" text, "fields" text, "set_at" bigint not null)`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -326,5 +335,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
+    "0013_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
   };
 }

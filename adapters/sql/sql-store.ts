@@ -10,6 +10,7 @@ import { deletionSweep } from "./deletion-sweep.ts";
 import { leavePageQueries } from "./leave-page-queries.ts";
 import { rateLimitQueries } from "./rate-limit-queries.ts";
 import { readQueries } from "./read-queries.ts";
+import { restrictedQueries } from "./restricted-queries.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { tokenQueries } from "./token-queries.ts";
 
@@ -26,6 +27,7 @@ export function createSqlStore(ctx: SqlContext): Store {
     listText: (q) => (q.list === "employees" ? employeesText(q.query) : leaveText(q.query)),
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
+    restricted: restrictedQueries(ctx),
     /** Both connections must answer: a dead replica fails the data endpoints as surely as a dead primary. */
     ping: () =>
       ctx.guard(async () => {

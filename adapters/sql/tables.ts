@@ -146,6 +146,15 @@ export interface ClientUsageTable {
   last_used_at: Instant;
 }
 
+/** A credential's restriction (client-restrictions.ts), added by 0013: lists as JSON text, null where it does not restrict. */
+export interface ClientRestrictionsTable {
+  client_id: string;
+  departments: string | null;
+  calendars: string | null;
+  fields: string | null;
+  set_at: Instant;
+}
+
 export interface Tables {
   installation: InstallationTable;
   organisations: OrganisationsTable;
@@ -161,4 +170,5 @@ export interface Tables {
   deletions: DeletionsTable;
   publications: PublicationsTable;
   client_usage: ClientUsageTable;
+  client_restrictions: ClientRestrictionsTable;
 }
