@@ -199,9 +199,11 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
         const contents = contentsOf(id);
         if (!contents) return null;
         // Every table, whatever it holds: each record carries its organisation.
-        for (const table of Object.values(tables) as Map<string, { organisation_id: string }>[]) {
+        const { exits, ...maps } = tables;
+        for (const table of Object.values(maps) as Map<string, { organisation_id: string }>[]) {
           for (const [key, record] of table) if (record.organisation_id === id) table.delete(key);
         }
+        tables.exits = exits.filter((x) => x.organisation_id !== id);
         for (const [digest, grant] of tokens) if (grant.organisation_id === id) tokens.delete(digest);
         for (const [clientId, client] of clients) {
           if (client.organisation_id !== id) continue;

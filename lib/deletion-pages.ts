@@ -12,7 +12,7 @@ import { readListPage, type Page } from "./keyset-page.ts";
 import type { RawJson } from "./raw-json.ts";
 import type { DeletionsParams } from "./request-params.ts";
 import type { DeletedResource, DeletionRecord, Store } from "./store.ts";
-import { checkSyncAfterRestriction, restrictedBinding, selectionFeedUnkept } from "./restricted-reads.ts";
+import { checkSyncAfterRestriction, restrictedBinding, restrictedReadsOf } from "./restricted-reads.ts";
 import { selectsSome, type CredentialRestriction } from "./restriction.ts";
 
 /** How long a tombstone is kept, and so how far back the feed answers, unless the server is told otherwise. */
@@ -61,7 +61,7 @@ const deletionJson =
  * for other filters.
  */
 export function listDeletionPage(
-  store: Pick<Store, "installationKey" | "listDeletions">,
+  store: Pick<Store, "installationKey" | "listDeletions" | "restricted">,
   organisationId: string,
   params: DeletionsParams,
   options: DeletionFeedOptions,
@@ -70,12 +70,9 @@ export function listDeletionPage(
   const { resource, updated_since } = filters;
   if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
   const { restriction } = options;
-  if (restriction) {
-    checkSyncAfterRestriction(restriction, updated_since);
-    // The feed keeps no record of who was inside a selection, so it cannot tell which
-    // tombstones such a client could have seen: it names none, and asks for a full read.
-    if (selectsSome(restriction)) throw selectionFeedUnkept();
-  }
+  if (restriction) checkSyncAfterRestriction(restriction, updated_since);
+  // A restriction of fields alone reads everyone: the organisation's feed is its own.
+  const restricted = restriction && selectsSome(restriction) ? restrictedReadsOf(store) : undefined;
   return readListPage(
     store,
     {
@@ -83,8 +80,10 @@ export function listDeletionPage(
       cursor,
       limit,
       sortKey: "number",
-      fetch: (after, limit) =>
-        store.listDeletions({ organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit }),
+      fetch: (after, limit) => {
+        const query = { organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit };
+        return restricted ? restricted.listDeletions(query, restriction!) : store.listDeletions(query);
+      },
       position: (d) => [d.deleted_at, d.id],
       shape: deletionJson(resource),
       mac: options.mac,

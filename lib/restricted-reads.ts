@@ -30,20 +30,6 @@ export function checkSyncAfterRestriction(restriction: CredentialRestriction, up
   );
 }
 
-/**
- * 410 `sync_expired` from the deletions feed of a credential restricted to some employees:
- * a full read is how such a client learns who left its selection (docs/api.md,
- * "Restricted credentials").
- */
-export function selectionFeedUnkept(): ApiError {
-  return new ApiError(
-    410,
-    "sync_expired",
-    "The deletions feed is not kept for a credential restricted to some departments or calendars; do a full read (without updated_since) and replace your copy.",
-    { param: "updated_since" },
-  );
-}
-
 /** 400 for a filter on a field the client may not read: filtering by it would tell its value. */
 export function checkFilterReadable(restriction: CredentialRestriction, field: "status", value: unknown): void {
   if (value === undefined || readsField(restriction, field)) return;

@@ -155,6 +155,17 @@ export interface RestrictedReads {
    * employees employed within [from, to] (as `observedCalendars`), each sorted.
    */
   observedBy(organisationId: string, from: string, to: string, selection: EmployeeSelection): Promise<{ calendars: string[]; departments: string[] }>;
+  /**
+   * `Store.listDeletions` for a client that reads the selected employees only: a record of
+   * `resource` is listed when the client does not read it now (it is not listed, or its
+   * employee is outside the selection) and it stopped being listed **with an employee the
+   * selection selects** at or after deletedSince (deleted or hidden, or its employee moved
+   * department or calendar, or a booking moved to another employee); `deleted_at` is the
+   * latest such instant. A record the selection never held while it was listed is never
+   * named, so the store must remember, past a deletion, the department and calendar each
+   * record had when it stopped being listed.
+   */
+  listDeletions(query: DeletionPageQuery, selection: EmployeeSelection): Promise<DeletionRecord[]>;
 }
 
 /** What the data endpoints and the token endpoint read and write. */

@@ -12,7 +12,8 @@ import { clearedRestriction, parseRestriction, type CredentialRestriction } from
 import { aClosureDayInput } from "../testing/record-builders.ts";
 import { createMemoryStore } from "../adapters/memory-store.ts";
 import { createHandler } from "../server/handler.ts";
-import { BASE, booking, createOrganisation, createWorld, employee, requestToken, seed, type TestWorld } from "./support.ts";
+import { BASE, booking, createOrganisation, createWorld, employee, fakeClock, requestToken, seed, type TestWorld } from "./support.ts";
+import { conformToDocument } from "./openapi-conformance.ts";
 import { expectError, ok, ONE_SECOND, type BookingJson, type EmployeeJson, type HolidayJson, type Page } from "./data-fixtures.ts";
 
 /** A client of the organisation with `restriction`, and a GET with its token. */
@@ -24,9 +25,9 @@ async function restrictedClient(world: TestWorld, organisationId: string, restri
   return { clientId: client.client_id, get: (path: string) => world.call(path, { headers: { Authorization: `Bearer ${token}` } }) };
 }
 
-/** An organisation of four: two in Sales (GB-ENG and DE), one in Engineering (GB-ENG), one in Sales with no calendar. */
-async function organisation() {
-  const world = await createWorld();
+/** An organisation of four: two in Sales (GB-ENG and DE), one in Engineering (GB-SCT), one in Sales with no calendar. */
+async function organisation(given?: TestWorld) {
+  const world = given ?? (await createWorld());
   const organisationId = await createOrganisation(world);
   const sales = employee({ first_name: "Sally", department: "Sales", holiday_calendar: "GB-ENG" });
   const salesDe = employee({ first_name: "Dieter", department: "Sales", holiday_calendar: "DE" });
@@ -147,19 +148,83 @@ describe("changing a restriction", () => {
     await expectError(await client.get(`/v1/employees?updated_since=${beforeClear}`), 410, "sync_expired", "updated_since");
   });
 
-  test("a credential restricted to some employees is told to read afresh by its deletions feed", async () => {
-    const { world, organisationId } = await organisation();
-    const client = await restrictedClient(world, organisationId, parseRestriction({ departments: "Sales" }, world.clock.now()));
-    world.clock.advance(ONE_SECOND);
-    const since = new Date(world.clock.now()).toISOString();
-    await expectError(await client.get(`/v1/deletions?resource=leave-requests&updated_since=${since}`), 410, "sync_expired", "updated_since");
-    // Restricted to fields only, it sees everyone, and the organisation's feed is exact for it.
+  test("a restriction of fields alone reads the organisation's own deletions feed", async () => {
+    const { world, organisationId, eng } = await organisation();
     const named = await restrictedClient(world, organisationId, parseRestriction({ fields: "first_name" }, world.clock.now()));
     world.clock.advance(ONE_SECOND);
-    const later = new Date(world.clock.now()).toISOString();
-    expect((await ok<Page<unknown>>(await named.get(`/v1/deletions?resource=employees&updated_since=${later}`))).data).toEqual([]);
+    const since = new Date(world.clock.now()).toISOString();
+    await world.store.runImport((w) => w.deleteEmployees(organisationId, [eng.id], world.clock.now()));
+    expect((await ok<Page<{ id: string }>>(await named.get(`/v1/deletions?resource=employees&updated_since=${since}`))).data.map((d) => d.id)).toEqual([
+      eng.id,
+    ]);
   });
 });
+
+/** The same world on the memory store: its restricted reads are the reference a host's store can follow. */
+async function memoryWorld(): Promise<TestWorld> {
+  const clock = fakeClock();
+  const store = createMemoryStore(undefined, { now: clock.now });
+  const handler = conformToDocument(createHandler({ store, now: clock.now }));
+  const call = (path: string, init: RequestInit = {}) => handler(new Request(BASE + path, init), { remoteAddress: "127.0.0.1" });
+  // The helpers ask only for what every AdminStore has.
+  return { store: store as unknown as TestWorld["store"], clock, handler, call };
+}
+
+for (const [name, makeWorld] of [
+  ["the test store", () => createWorld()],
+  ["the memory store", memoryWorld],
+] as const) {
+  describe(`a restricted client's deletions feed, on ${name}`, () => {
+    test("names those who left its selection, with their bookings, and never anyone it could not have seen", async () => {
+      const { world, organisationId, sales, salesDe, eng, noCalendar } = await organisation(await makeWorld());
+      await seed(world, organisationId, { bookings: [booking(salesDe.id, { start_date: "2026-05-04", end_date: "2026-05-05" })] });
+      const salesBooking = booking(sales.id, { start_date: "2026-04-06", end_date: "2026-04-10" });
+      const bySales = await restrictedClient(world, organisationId, parseRestriction({ departments: "Sales" }, world.clock.now()));
+      const seen = await ok<Page<BookingJson>>(await bySales.get("/v1/leave-requests?from=2026-01-01&to=2026-12-31"));
+      const deBooking = seen.data.find((b) => b.employee_id === salesDe.id)!.id;
+      world.clock.advance(ONE_SECOND);
+      const since = new Date(world.clock.now()).toISOString();
+      world.clock.advance(ONE_SECOND);
+      // Dieter moves out, Nora is deleted, Enid (never in Sales) is deleted with her booking.
+      await seed(world, organisationId, { employees: [{ ...salesDe, department: "Engineering" }] });
+      await world.store.runImport((w) => w.deleteEmployees(organisationId, [noCalendar.id, eng.id], world.clock.now()));
+      const feed = async (resource: string) =>
+        (await ok<Page<{ id: string }>>(await bySales.get(`/v1/deletions?resource=${resource}&updated_since=${since}`))).data.map((d) => d.id).sort();
+      expect(await feed("employees")).toEqual([salesDe.id, noCalendar.id].sort());
+      expect(await feed("leave-requests")).toEqual([deBooking]);
+      // The organisation's own feed names Enid and her booking; the restricted one never does.
+      const everyone = await restrictedClient(world, organisationId);
+      const whole = await ok<Page<{ id: string }>>(await everyone.get(`/v1/deletions?resource=employees&updated_since=${since}`));
+      expect(whole.data.map((d) => d.id)).toContain(eng.id);
+
+      // Back in Sales, Dieter leaves the feed: a record read again is not in it.
+      world.clock.advance(ONE_SECOND);
+      await seed(world, organisationId, { employees: [{ ...salesDe, department: "Sales" }] });
+      expect(await feed("employees")).toEqual([noCalendar.id]);
+      expect(await feed("leave-requests")).toEqual([]);
+
+      // A booking given to someone outside the selection leaves it too.
+      world.clock.advance(ONE_SECOND);
+      const outsider = employee({ first_name: "Otto", department: "Engineering" });
+      await seed(world, organisationId, {
+        employees: [outsider],
+        bookings: [{ ...salesBooking, id: seen.data.find((b) => b.employee_id === sales.id)!.id, employee_id: outsider.id }],
+      });
+      expect(await feed("leave-requests")).toEqual([seen.data.find((b) => b.employee_id === sales.id)!.id]);
+      // Paged one at a time, the same ids, and a cursor from before a change of restriction is refused.
+      const first = await ok<Page<{ id: string }>>(await bySales.get(`/v1/deletions?resource=employees&updated_since=${since}&limit=1`));
+      expect(first.data).toHaveLength(1);
+      world.clock.advance(ONE_SECOND);
+      await world.store.restrictClient!(bySales.clientId, parseRestriction({ departments: "Sales,Engineering" }, world.clock.now()));
+      await expectError(
+        await bySales.get(`/v1/deletions?resource=employees&updated_since=${new Date(world.clock.now()).toISOString()}&cursor=${first.next_cursor ?? ""}`),
+        400,
+        "invalid_request",
+        "cursor",
+      );
+    });
+  });
+}
 
 describe("a store without restricted reads", () => {
   test("issues no token to a restricted client", async () => {

@@ -54,6 +54,20 @@ export function restrictedContract(kit: ContractKit): void {
           const insideIds = new Set(idsOf(inside));
           const leave = await reads.listOverlappingLeave(leaveQuery({ from: "1900-01-01", to: "2199-12-31" }), selection);
           expect({ selection, leave: idsOf(leave) }).toEqual({ selection, leave: idsOf(allLeave.filter((b) => insideIds.has(b.employee_id))) });
+          // The feed names no record the client reads now, and nothing the organisation's own feed or lists do not know.
+          for (const resource of ["employees", "leave-requests"] as const) {
+            const q = { organisationId: I.orgA, resource, deletedSince: 0, limit: 100 };
+            const known = new Set([...idsOf(await store.listDeletions(q)), ...idsOf(all), ...idsOf(allLeave)]);
+            const readNow = new Set(resource === "employees" ? idsOf(inside) : idsOf(allLeave.filter((b) => insideIds.has(b.employee_id))));
+            for (const d of await reads.listDeletions(q, selection)) {
+              expect({ selection, named: d.id, known: known.has(d.id), readNow: readNow.has(d.id) }).toEqual({
+                selection,
+                named: d.id,
+                known: true,
+                readNow: false,
+              });
+            }
+          }
           const observed = await reads.observedBy(I.orgA, QUERY_RANGE.from, QUERY_RANGE.to, selection);
           for (const calendar of observed.calendars) expect(inside.some((e) => e.holiday_calendar === calendar)).toBe(true);
           for (const department of observed.departments) expect(inside.some((e) => e.department === department)).toBe(true);

@@ -128,6 +128,8 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
         t().deletions.delete(key);
         swept++;
       }
+      // A restricted client's feed reads the exits as far back as the tombstones, and no further.
+      t().exits = t().exits.filter((x) => x.until >= before);
       return swept;
     },
 

@@ -321,6 +321,17 @@ const CLIENT_RESTRICTIONS: readonly string[] = [
   `create table "client_restrictions" ("client_id" text primary key, "departments" text, "calendars" text, "fields" text, "set_at" bigint not null)`,
 ];
 
+// A restricted client's deletions feed (docs/api.md, "Restricted credentials"): each time a
+// record stops being listed with a department and calendar (deleted, hidden, or its
+// employee moved), a row with those and the instant, so that the feed names exactly the
+// records that left a client's selection, and never one the client could not have seen.
+// Read by organisation, resource and instant; swept with the tombstones.
+const SELECTION_EXITS: readonly string[] = [
+  `create table "selection_exits" ("organisation_id" text not null, "resource" text not null, "id" text not null,
+    "department" text, "holiday_calendar" text, "until" bigint not null)`,
+  `create index "selection_exits_page" on "selection_exits" ("organisation_id", "resource", "until", "id")`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -336,5 +347,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
     "0013_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
+    "0014_selection_exits": { up: run(SELECTION_EXITS) },
   };
 }

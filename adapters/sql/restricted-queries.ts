@@ -13,16 +13,28 @@
 import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
 import type { EmployeeSelection } from "../../lib/restriction.ts";
 import type { EmployeeRecord, LeaveBookingRecord } from "../../lib/records.ts";
-import type { EmployeePageQuery, LeavePageQuery, RestrictedReads } from "../../lib/store.ts";
-import { EMPLOYEE_COLUMNS, LEAVE_BOOKING_COLUMNS, LEAVE_TYPE_COLUMNS, toEmployee, toLeaveBooking } from "./row-mapping.ts";
+import type { DeletedResource, DeletionRecord, EmployeePageQuery, LeavePageQuery, RestrictedReads } from "../../lib/store.ts";
+import { instant, EMPLOYEE_COLUMNS, LEAVE_BOOKING_COLUMNS, LEAVE_TYPE_COLUMNS, toEmployee, toLeaveBooking } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
 
-/** The selection's lists as one condition on the employee `e` (an empty list selects no one). */
-function selected(selection: EmployeeSelection): RawBuilder<boolean> {
+/** The selection's lists as one condition on the `department` and `holiday_calendar` of `alias` (an empty list selects no one). */
+function selected(selection: EmployeeSelection, alias = "e"): RawBuilder<boolean> {
   const inList = (column: RawBuilder<unknown>, list: readonly string[] | null) =>
     list === null ? sql<boolean>`1 = 1` : list.length === 0 ? sql<boolean>`1 = 0` : sql<boolean>`${column} in (${sql.join(list)})`;
-  return sql<boolean>`(${inList(sql.ref("e.department"), selection.departments)} and ${inList(sql.ref("e.holiday_calendar"), selection.calendars)})`;
+  return sql<boolean>`(${inList(sql.ref(`${alias}.department`), selection.departments)} and ${inList(sql.ref(`${alias}.holiday_calendar`), selection.calendars)})`;
+}
+
+/** Whether the client reads the record `x.id` of `resource` now: listed, with a selected employee. */
+function readNow(resource: DeletedResource, selection: EmployeeSelection): RawBuilder<boolean> {
+  if (resource === "employees") {
+    return sql<boolean>`exists (select 1 from employees e where e.organisation_id = x.organisation_id and e.id = x.id and e.deleted_at is null and ${selected(selection)})`;
+  }
+  return sql<boolean>`exists (select 1 from leave_bookings b
+    join employees e on e.organisation_id = b.organisation_id and e.id = b.employee_id
+    join leave_types t on t.organisation_id = b.organisation_id and t.id = b.leave_type_id
+    where b.organisation_id = x.organisation_id and b.id = x.id and b.deleted_at is null and e.deleted_at is null
+      and t.category = 'annual' and ${selected(selection)})`;
 }
 
 const employed = (from: string, to: string) => (eb: ExpressionBuilder<{ e: Tables["employees"] }, "e">) =>
@@ -107,6 +119,30 @@ export function restrictedQueries(ctx: SqlContext): RestrictedReads {
           bookings.map((b) => b.updated_at),
         );
         return bookings.map((b) => ({ ...b, updated_at: shown(b.updated_at) }));
+      }),
+
+    /**
+     * One scan of `selection_exits_page` from deletedSince (migration 0014), each exit checked
+     * against the selection and against what the client reads now, grouped by record.
+     */
+    listDeletions: (q, selection) =>
+      ctx.guard(async (): Promise<DeletionRecord[]> => {
+        const org = q.organisationId;
+        const since = await stamps.storedSince(org, q.deletedSince);
+        const after = q.after && { at: await stamps.storedOf(org, q.after.deletedAt), id: q.after.id };
+        const keyset = after ? sql`having max(x.until) > ${after.at} or (max(x.until) = ${after.at} and x.id > ${after.id})` : sql``;
+        const { rows } = await sql<{ id: string; left_at: number | string }>`
+          select x.id, max(x.until) as left_at from selection_exits x
+          where x.organisation_id = ${org} and x.resource = ${q.resource} and x.until >= ${since}
+            and ${selected(selection, "x")} and not ${readNow(q.resource, selection)}
+          group by x.id ${keyset}
+          order by left_at, x.id
+          limit ${q.limit}`.execute(ctx.reader);
+        const shown = await stamps.shownAll(
+          org,
+          rows.map((r) => instant(r.left_at)),
+        );
+        return rows.map((r) => ({ id: r.id, deleted_at: shown(instant(r.left_at)) }));
       }),
 
     observedBy: (organisationId, from, to, selection) =>

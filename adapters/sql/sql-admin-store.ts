@@ -219,6 +219,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("leave_class_spans").where("organisation_id", "=", id).execute();
           // Tombstones of the deletions feed: nobody can ask for the organisation's feed any more.
           await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("selection_exits").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();

@@ -155,6 +155,19 @@ export interface ClientRestrictionsTable {
   set_at: Instant;
 }
 
+/**
+ * That a record stopped being listed with its employee's department and calendar (deletion-writes.ts, `exitsOf`),
+ * added by 0014: what a restricted client's deletions feed reads.
+ */
+export interface SelectionExitsTable {
+  organisation_id: string;
+  resource: string;
+  id: string;
+  department: string | null;
+  holiday_calendar: string | null;
+  until: Instant;
+}
+
 export interface Tables {
   installation: InstallationTable;
   organisations: OrganisationsTable;
@@ -171,4 +184,5 @@ export interface Tables {
   publications: PublicationsTable;
   client_usage: ClientUsageTable;
   client_restrictions: ClientRestrictionsTable;
+  selection_exits: SelectionExitsTable;
 }
