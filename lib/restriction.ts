@@ -29,8 +29,9 @@ export interface CredentialRestriction extends EmployeeSelection {
   /** The employee fields the client reads (`id` and `updated_at` among them); null: every field. */
   fields: readonly EmployeeFieldName[] | null;
   /**
-   * When the restriction was set: syncs from before it answer 410 `sync_expired` and
-   * cursors from before it are refused, since what they were made under has changed.
+   * When the restriction was last changed: syncs from before it answer 410 `sync_expired`
+   * and cursors from before it are refused, since what they were made under has changed.
+   * 0 for one that has held since the credential was made, under which every sync was.
    */
   set_at: number;
 }
@@ -117,7 +118,7 @@ export function restrictionJson(restriction: CredentialRestriction | undefined) 
     departments: restriction.departments,
     calendars: restriction.calendars,
     fields: restriction.fields,
-    set_at: new Date(restriction.set_at).toISOString(),
+    set_at: restriction.set_at === 0 ? null : new Date(restriction.set_at).toISOString(),
   };
 }
 

@@ -49,7 +49,8 @@ async function create(ctx: CommandContext, args: string[]) {
     { org: { type: "string" }, scopes: { type: "string" }, name: { type: "string" }, ...RESTRICTION_FLAGS },
     USAGES.create,
   );
-  const restriction = restrictionGiven(values, Date.now(), USAGES.create);
+  // In force from the start: no sync was ever made under anything else (set_at 0).
+  const restriction = restrictionGiven(values, 0, USAGES.create);
   const given = requireValue(values.org, "--org", USAGES.create);
   let scopes = [...ALL_SCOPES] as (typeof ALL_SCOPES)[number][];
   if (values.scopes !== undefined) {
