@@ -332,6 +332,16 @@ const SELECTION_EXITS: readonly string[] = [
   `create index "selection_exits_page" on "selection_exits" ("organisation_id", "resource", "until", "id")`,
 ];
 
+// A restricted client's pages test each row they scan (a booking's employee, or the
+// employee) for being in its selection (selected-employees.ts): one seek in this index by
+// (organisation, id) finds the employee's department and calendar, with no table row read
+// (deleted_at in it too, always null there: SQLite counts an index as covering only when it
+// holds every column the query names).
+const EMPLOYEE_SELECTION: readonly string[] = [
+  `create index "employees_selection" on "employees" ("organisation_id", "id", "department", "holiday_calendar", "deleted_at")
+    where "deleted_at" is null`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -348,5 +358,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
     "0013_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
     "0014_selection_exits": { up: run(SELECTION_EXITS) },
+    "0015_employee_selection": { up: run(EMPLOYEE_SELECTION) },
   };
 }

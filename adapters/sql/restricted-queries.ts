@@ -1,20 +1,17 @@
 /**
- * The reads of restricted credentials in the SQL store (lib/store.ts, `RestrictedReads`):
- * the unrestricted reads' queries with the selection's `department in (…)` and
- * `holiday_calendar in (…)` on the employee, built per request (a selection's lists vary
- * in length, so there is no one compiled shape), on the reader. The hot path of
- * unrestricted reads (read-queries.ts, leave-page-queries.ts) is untouched.
- *
- * Indexes: the employees page scans `employees_page` (SQLite) / `employees_by_update`
- * (Postgres) in (updated_at, id) order as the unrestricted page does, and checks the
- * selection on each row; the leave page joins each overlapping booking, read in
- * (start_date, id) order, to its employee by primary key.
+ * The reads of restricted credentials in the SQL store (lib/store.ts, `RestrictedReads`)
+ * but the two pages: one employee, the calendars and departments observed, and the
+ * deletions feed, with the selection's `department in (…)` and `holiday_calendar in (…)`
+ * on the employee, built per request, on the reader. The pages are the unrestricted ones'
+ * compiled scans, each row tested against the set of selected employees
+ * (selected-employees.ts): read-queries.ts, leave-page-queries.ts. An unrestricted
+ * request binds no selection and runs the statements it ran before.
  */
 import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
 import type { EmployeeSelection } from "../../lib/restriction.ts";
-import type { EmployeeRecord, LeaveBookingRecord } from "../../lib/records.ts";
-import type { DeletedResource, DeletionRecord, EmployeePageQuery, LeavePageQuery, RestrictedReads } from "../../lib/store.ts";
-import { instant, EMPLOYEE_COLUMNS, LEAVE_BOOKING_COLUMNS, LEAVE_TYPE_COLUMNS, toEmployee, toLeaveBooking } from "./row-mapping.ts";
+import type { EmployeeRecord } from "../../lib/records.ts";
+import type { DeletedResource, DeletionRecord, RestrictedReads } from "../../lib/store.ts";
+import { instant, EMPLOYEE_COLUMNS, toEmployee } from "./row-mapping.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Tables } from "./tables.ts";
 
@@ -40,7 +37,8 @@ function readNow(resource: DeletedResource, selection: EmployeeSelection): RawBu
 const employed = (from: string, to: string) => (eb: ExpressionBuilder<{ e: Tables["employees"] }, "e">) =>
   eb.and([eb.or([eb("e.start_date", "is", null), eb("e.start_date", "<=", to)]), eb.or([eb("e.leaving_date", "is", null), eb("e.leaving_date", ">=", from)])]);
 
-export function restrictedQueries(ctx: SqlContext): RestrictedReads {
+/** Every restricted read but the pages, which are the unrestricted ones' scans with the selection (read-queries.ts, leave-page-queries.ts). */
+export function restrictedQueries(ctx: SqlContext): Omit<RestrictedReads, "listEmployees" | "listOverlappingLeave"> {
   const { stamps } = ctx;
   const shownEmployees = async (organisationId: string, employees: EmployeeRecord[]) => {
     const shown = await stamps.shownAll(
@@ -50,28 +48,7 @@ export function restrictedQueries(ctx: SqlContext): RestrictedReads {
     return employees.map((e) => ({ ...e, updated_at: shown(e.updated_at) }));
   };
 
-  const listEmployees = (q: EmployeePageQuery, selection: EmployeeSelection) =>
-    ctx.guard(async (): Promise<EmployeeRecord[]> => {
-      const org = q.organisationId;
-      const { status, updated_since } = q.filters;
-      let query = ctx.reader
-        .selectFrom("employees as e")
-        .select(EMPLOYEE_COLUMNS.map((c) => `e.${c}` as const))
-        .where("e.organisation_id", "=", org)
-        .where("e.deleted_at", "is", null);
-      if (status !== undefined) query = query.where("e.status", "=", status);
-      if (updated_since !== undefined) query = query.where("e.updated_at", ">=", await stamps.storedSince(org, updated_since));
-      if (q.after) {
-        const after = [await stamps.storedOf(org, q.after.updatedAt), q.after.id] as const;
-        query = query.where((eb) => eb(eb.refTuple("e.updated_at", "e.id"), ">", eb.tuple(after[0], after[1])));
-      }
-      const rows = await query.where(selected(selection)).orderBy("e.updated_at").orderBy("e.id").limit(q.limit).execute();
-      return shownEmployees(org, rows.map(toEmployee));
-    });
-
   return {
-    listEmployees,
-
     findEmployee: (organisationId, id, selection) =>
       ctx.guard(async () => {
         const query = ctx.reader
@@ -82,43 +59,6 @@ export function restrictedQueries(ctx: SqlContext): RestrictedReads {
           .where("e.deleted_at", "is", null);
         const row = await query.where(selected(selection)).executeTakeFirst();
         return row ? (await shownEmployees(organisationId, [toEmployee(row)]))[0]! : null;
-      }),
-
-    listOverlappingLeave: (q: LeavePageQuery, selection: EmployeeSelection) =>
-      ctx.guard(async (): Promise<LeaveBookingRecord[]> => {
-        const org = q.organisationId;
-        const { from, to, status, employee_id, updated_since } = q.filters;
-        let query = ctx.reader
-          .selectFrom("leave_bookings as b")
-          .innerJoin("employees as e", (j) => j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"))
-          .innerJoin("leave_types as t", (j) => j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"))
-          .select([...LEAVE_BOOKING_COLUMNS.map((c) => `b.${c}` as const), ...LEAVE_TYPE_COLUMNS.map((c) => `t.${c} as type_${c}` as const)])
-          .where("b.organisation_id", "=", org)
-          .where("b.deleted_at", "is", null)
-          .where("e.deleted_at", "is", null)
-          .where("t.category", "=", "annual")
-          .where("b.start_date", "<=", to)
-          .where("b.end_date", ">=", from);
-        if (status !== undefined) query = query.where("b.status", "=", status);
-        if (employee_id !== undefined) query = query.where("b.employee_id", "=", employee_id);
-        if (updated_since !== undefined) {
-          // The bookings of an employee who entered the selection (whose updated_at moved) come with them, however old.
-          const since = await stamps.storedSince(org, updated_since);
-          query = query.where((eb) => eb.or([eb("b.updated_at", ">=", since), eb("e.updated_at", ">=", since)]));
-        }
-        const { after } = q;
-        if (after) query = query.where((eb) => eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(after.startDate, after.id)));
-        const rows = await query.where(selected(selection)).orderBy("b.start_date").orderBy("b.id").limit(q.limit).execute();
-        const bookings = rows.map((r) => {
-          const row = r as unknown as Record<string, unknown>;
-          const type = Object.fromEntries(LEAVE_TYPE_COLUMNS.map((c) => [c, row[`type_${c}`]]));
-          return toLeaveBooking(r as unknown as Parameters<typeof toLeaveBooking>[0], type as unknown as Parameters<typeof toLeaveBooking>[1]);
-        });
-        const shown = await stamps.shownAll(
-          org,
-          bookings.map((b) => b.updated_at),
-        );
-        return bookings.map((b) => ({ ...b, updated_at: shown(b.updated_at) }));
       }),
 
     /**
