@@ -29,6 +29,7 @@ import type { AccessTokenGrant, ApiClient, ClientCredentials, Organisation, Stor
 import type { StoreContents, StoredClient } from "../lib/store-contents.ts";
 import { memoryImportWriter } from "./memory/memory-import-writer.ts";
 import { compare, memoryReads } from "./memory/memory-reads.ts";
+import { memoryRestrictedReads } from "./memory/memory-restricted-reads.ts";
 import { memoryRateEvents } from "./memory/memory-rate-events.ts";
 import { deriveTombstones } from "./memory/memory-deletions.ts";
 import { copyTables, emptyTables, holidayKey, keyOf, publishLate } from "./memory/memory-tables.ts";
@@ -198,9 +199,11 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
         const contents = contentsOf(id);
         if (!contents) return null;
         // Every table, whatever it holds: each record carries its organisation.
-        for (const table of Object.values(tables) as Map<string, { organisation_id: string }>[]) {
+        const { exits, ...maps } = tables;
+        for (const table of Object.values(maps) as Map<string, { organisation_id: string }>[]) {
           for (const [key, record] of table) if (record.organisation_id === id) table.delete(key);
         }
+        tables.exits = exits.filter((x) => x.organisation_id !== id);
         for (const [digest, grant] of tokens) if (grant.organisation_id === id) tokens.delete(digest);
         for (const [clientId, client] of clients) {
           if (client.organisation_id !== id) continue;
@@ -219,8 +222,18 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
       // Refused as the SQL table's primary and foreign keys refuse them.
       if (clients.has(client.client_id)) throw new Error(`Client ${client.client_id} exists already.`);
       if (!organisations.has(client.organisation_id)) throw new Error(`No organisation ${client.organisation_id} in the memory store.`);
-      const { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest } = structuredClone(client);
-      clients.set(client_id, { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest });
+      const { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest, restriction } = structuredClone(client);
+      clients.set(client_id, { client_id, organisation_id, name, scopes, created_at, revoked_at, secret_digest, ...(restriction ? { restriction } : {}) });
+    },
+
+    async restrictClient(clientId, restriction) {
+      open();
+      const client = clients.get(clientId);
+      if (!client) return null;
+      const { restriction: _old, ...rest } = client;
+      const restricted = restriction ? { ...rest, restriction: structuredClone(restriction) } : rest;
+      clients.set(clientId, restricted);
+      return toApiClient(restricted);
     },
 
     async listClients(organisationId) {
@@ -308,7 +321,9 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
       const client = clients.get(grant.client_id);
       if (!client || client.revoked_at !== null) return null;
       if (!organisations.get(grant.organisation_id)?.api_enabled) return null;
-      return structuredClone(grant);
+      // The restriction as it is now, not as it was when the token was issued.
+      const { restriction: _issued, ...unrestricted } = structuredClone(grant);
+      return client.restriction ? { ...unrestricted, restriction: structuredClone(client.restriction) } : unrestricted;
     },
 
     async takeRateSlot(key, now, limit, windowMs) {
@@ -335,6 +350,7 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
     },
 
     ...memoryReads(() => tables, open),
+    restricted: memoryRestrictedReads(() => tables, open),
 
     async ping() {
       open();

@@ -8,10 +8,10 @@
  * `--only employees|leave` times one of them (`leave` also the first pages of 500 windows, alone); `--postgres` also loads the same files into a
  * fresh Postgres database (dropped afterwards) and times it alongside. The dataset is generated and imported into DIR once (kept there for the next run).
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget } from "./harness/dataset.ts";
+import { buildDataset, generatedFilesIn, postgresTarget, sqliteDatasetIn, type DatabaseTarget } from "./harness/dataset.ts";
 import { createPostgresDatabase } from "./harness/postgres.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
@@ -30,15 +30,7 @@ const { values } = parseArgs({
 const dir = values.dir!;
 const size = { employees: Number(values.employees), bookings: Number(values.bookings), smallEmployees: 100, smallBookings: 1000, tokenClients: 0 };
 mkdirSync(dir, { recursive: true });
-const dbFile = join(dir, "bench.sqlite");
-const target = sqliteTarget(dbFile);
-const datasetFile = join(dir, "dataset.json");
-let data: Dataset;
-if (existsSync(datasetFile)) data = (await Bun.file(datasetFile).json()) as Dataset;
-else {
-  data = await buildDataset(target, await writeFiles(join(dir, "data"), size), size);
-  await Bun.write(datasetFile, JSON.stringify(data));
-}
+const { target, data } = await sqliteDatasetIn(dir, size);
 
 const server = await startServer([...CLI, ...target.args, "serve", "--port", "0", "--read-rate-limit", "0"], { LOG_LEVEL: "warn" });
 const token = await fetchToken(server.url, data.big.data);
@@ -64,10 +56,7 @@ if (values.postgres) {
   const database = await createPostgresDatabase();
   try {
     const pgTarget = postgresTarget(database.url);
-    const files = {
-      big: { employees: join(dir, "data", "big-employees.jsonl"), leave: join(dir, "data", "big-leave.jsonl") },
-      small: { employees: join(dir, "data", "small-employees.jsonl"), leave: join(dir, "data", "small-leave.jsonl") },
-    };
+    const files = generatedFilesIn(dir);
     const pgData = await buildDataset(pgTarget, files, size);
     const pgServer = await startServer([...CLI, ...pgTarget.args, "serve", "--port", "0", "--read-rate-limit", "0"], { LOG_LEVEL: "warn" });
     const pgToken = await fetchToken(pgServer.url, pgData.big.data);

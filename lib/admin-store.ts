@@ -5,6 +5,7 @@
  * `runAdminStoreContract` (`leaveapi/testing`) proves each of them the same way.
  */
 import type { ApiClient, ImportedPublicHoliday, Organisation } from "./store.ts";
+import type { CredentialRestriction } from "./restriction.ts";
 import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord, LeaveTypeRecord } from "./records.ts";
 
 /** An employee as imported: the API record without `updated_at`, plus the source system's id. */
@@ -136,8 +137,19 @@ export interface AdminStore {
    * does not exist. Its tokens stop working at once.
    */
   deleteOrganisation(id: string): Promise<OrganisationContents | null>;
-  /** Throws when the client id is taken or its organisation does not exist. */
+  /**
+   * Throws when the client id is taken or its organisation does not exist. A client's
+   * `restriction` is stored with it, in the same transaction; a store without
+   * `restrictClient` throws for a client that has one rather than drop it.
+   */
   createClient(client: NewClient): Promise<void>;
+  /**
+   * Optional, with `Store.restricted`: sets the client's restriction (`null` removes it)
+   * and answers the client as it is now; `null` when the client is unknown. A revoked
+   * client is answered as it is. Live tokens follow it at once (`findToken` answers the
+   * restriction as it is now).
+   */
+  restrictClient?(clientId: string, restriction: CredentialRestriction | null): Promise<ApiClient | null>;
   /** The organisation's clients, revoked ones included, in ascending (created_at, client_id) order, without secret digests. */
   listClients(organisationId: string): Promise<ApiClient[]>;
   /** Every organisation's clients, revoked ones included, in ascending (created_at, client_id) order, without secret digests. */

@@ -12,6 +12,8 @@ import { readListPage, type Page } from "./keyset-page.ts";
 import type { RawJson } from "./raw-json.ts";
 import type { DeletionsParams } from "./request-params.ts";
 import type { DeletedResource, DeletionRecord, Store } from "./store.ts";
+import { checkSyncAfterRestriction, restrictedBinding, restrictedReadsOf } from "./restricted-reads.ts";
+import { selectsSome, type CredentialRestriction } from "./restriction.ts";
 
 /** How long a tombstone is kept, and so how far back the feed answers, unless the server is told otherwise. */
 export const DEFAULT_DELETION_RETENTION_DAYS = 90;
@@ -45,6 +47,8 @@ export interface DeletionFeedOptions {
   retentionDays: number;
   /** How cursors are signed (createHandler's `hmacSha256`); pure JavaScript by default. */
   mac?: HmacSha256;
+  /** The client's restriction, when it has one (docs/api.md, "Restricted credentials"). */
+  restriction?: CredentialRestriction;
 }
 
 const deletionJson =
@@ -57,7 +61,7 @@ const deletionJson =
  * for other filters.
  */
 export function listDeletionPage(
-  store: Pick<Store, "installationKey" | "listDeletions">,
+  store: Pick<Store, "installationKey" | "listDeletions" | "restricted">,
   organisationId: string,
   params: DeletionsParams,
   options: DeletionFeedOptions,
@@ -65,15 +69,21 @@ export function listDeletionPage(
   const { limit, cursor, ...filters } = params;
   const { resource, updated_since } = filters;
   if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
+  const { restriction } = options;
+  if (restriction) checkSyncAfterRestriction(restriction, updated_since);
+  // A restriction of fields alone reads everyone: the organisation's feed is its own.
+  const restricted = restriction && selectsSome(restriction) ? restrictedReadsOf(store) : undefined;
   return readListPage(
     store,
     {
-      binding: { organisationId, endpoint: "deletions", filters },
+      binding: { organisationId, endpoint: "deletions", filters: restrictedBinding(filters, restriction) },
       cursor,
       limit,
       sortKey: "number",
-      fetch: (after, limit) =>
-        store.listDeletions({ organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit }),
+      fetch: (after, limit) => {
+        const query = { organisationId, resource, deletedSince: updated_since, after: after && { deletedAt: after[0], id: after[1] }, limit };
+        return restricted ? restricted.listDeletions(query, restriction!) : store.listDeletions(query);
+      },
       position: (d) => [d.deleted_at, d.id],
       shape: deletionJson(resource),
       mac: options.mac,

@@ -8,6 +8,8 @@ import { closureHolidayEntry, publicHolidayEntry, type ClosureDayRecord, type Ho
 import { createPublicHolidayCache, type PublicHoliday, type PublicHolidaySource } from "./public-holidays.ts";
 import type { ImportedPublicHoliday, Store } from "./store.ts";
 import { yearOf } from "./dates.ts";
+import { restrictedHolidayScope } from "./restricted-reads.ts";
+import type { CredentialRestriction } from "./restriction.ts";
 
 /**
  * The shipped public holidays computed in this thread, the dataset loaded on the first
@@ -65,24 +67,33 @@ export interface HolidayQuery {
   type?: "public" | "company";
 }
 
-type HolidayReads = Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays">;
+type HolidayReads = Pick<Store, "observedCalendars" | "listClosureDays" | "listImportedPublicHolidays" | "restricted">;
 
 /**
  * The holiday entries an organisation's client sees for a query, in order. `shipped`
  * gives the dataset's public holidays; a server passes one that computes off its event loop.
+ * With a `restriction`, the calendars its employees observe and the closure days that
+ * apply to them (lib/restricted-reads.ts); `calendar` then answers a calendar they observe only.
  */
 export async function listHolidays(
   store: HolidayReads,
   organisationId: string,
   q: HolidayQuery,
   shipped: PublicHolidaySource = shippedPublicHolidaysOnFirstUse,
+  restriction?: CredentialRestriction,
 ): Promise<HolidayEntry[]> {
+  const scope = restriction ? await restrictedHolidayScope(store, organisationId, restriction, q.from, q.to) : null;
   const entries: HolidayEntry[] = [];
   const wantPublic = q.type !== "company";
   // `calendar` asks for public holidays only, whether or not anyone observes it.
   const wantCompany = q.type !== "public" && q.calendar === undefined;
   if (wantPublic) {
-    const calendars = q.calendar !== undefined ? [q.calendar] : await store.observedCalendars(organisationId, q.from, q.to);
+    const asked = q.calendar;
+    const calendars = scope
+      ? scope.calendars.filter((c) => asked === undefined || c === asked)
+      : asked !== undefined
+        ? [asked]
+        : await store.observedCalendars(organisationId, q.from, q.to);
     const [fromYear, toYear] = [yearOf(q.from), yearOf(q.to)];
     const imported = await store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear);
     // Every calendar asked at once: a source that computes elsewhere (a worker thread) then
@@ -95,7 +106,7 @@ export async function listHolidays(
     }
   }
   if (wantCompany) {
-    for (const c of await store.listClosureDays(organisationId, q.from, q.to)) entries.push(closureHolidayEntry(c));
+    for (const c of await store.listClosureDays(organisationId, q.from, q.to)) if (!scope || scope.closure(c)) entries.push(closureHolidayEntry(c));
   }
   return entries.sort(compareHolidays);
 }

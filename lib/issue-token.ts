@@ -53,7 +53,7 @@ export interface IssuedToken {
   scope: string;
 }
 
-type TokenStore = Pick<Store, "findClient" | "checkRateLimit" | "takeRateSlot" | "takeRateSlotAndSaveToken">;
+type TokenStore = Pick<Store, "findClient" | "checkRateLimit" | "takeRateSlot" | "takeRateSlotAndSaveToken" | "restricted">;
 
 function invalidClient(description = "Client authentication failed: unknown client, wrong secret or revoked credentials."): ApiError {
   return new ApiError(401, "invalid_client", description);
@@ -111,12 +111,20 @@ function refuseOverLimit(decision: RateDecision, limits: TokenLimits): void {
 }
 
 /** The scopes an authenticated client's request is granted, or the 400 that refuses it: grant type, then API access, then scope. */
-function checkGrant(request: TokenRequest, client: ClientCredentials): { granted: Scope[] } | ApiError {
+function checkGrant(request: TokenRequest, client: ClientCredentials, store: Pick<Store, "restricted">): { granted: Scope[] } | ApiError {
   if (request.grantType !== "client_credentials") {
     return new ApiError(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported.", { param: "grant_type" });
   }
   if (!client.api_enabled) {
     return new ApiError(400, "unauthorized_client", "API access is switched off for this organisation; ask its administrator to enable it.");
+  }
+  // A host's store without restricted reads would serve a restricted client the whole organisation.
+  if (client.restriction && !store.restricted) {
+    return new ApiError(
+      400,
+      "unauthorized_client",
+      "These credentials are restricted, and this server's store cannot follow a restriction; ask its administrator.",
+    );
   }
   const granted = grantScopes(request.scope, client.scopes);
   if ("refused" in granted) {
@@ -154,7 +162,7 @@ export async function issueToken(store: TokenStore, request: TokenRequest, optio
   // Every request whose client authentication succeeded takes a slot, whatever is decided
   // after; the limit is checked before the grant (docs/api.md, "Order of checks").
   const slot: RateSlot = { key: `token-requests:${client.client_id}`, now, limit: limits.perClient, windowMs: limits.windowMs };
-  const grant = checkGrant(request, client);
+  const grant = checkGrant(request, client, store);
   if (grant instanceof ApiError) {
     refuseOverLimit(await store.takeRateSlot(slot.key, slot.now, slot.limit, slot.windowMs), limits);
     throw grant;

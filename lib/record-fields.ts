@@ -96,7 +96,11 @@ export const EMPLOYEE_FIELDS = {
   department: NAME,
   status: {
     kind: "text",
-    api: v.pipe(v.string(), v.description("Employment status, e.g. `active` or `terminated`."), v.examples(["active", "terminated"])),
+    api: v.pipe(
+      v.nullable(v.string()),
+      v.description("Employment status, e.g. `active` or `terminated`; null only to a credential restricted to other fields."),
+      v.examples(["active", "terminated"]),
+    ),
     record: true,
     input: true,
     import: "employmentStatus",

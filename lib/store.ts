@@ -11,6 +11,7 @@ import type { DeletedResource } from "./deleted-resources.ts";
 import type { EmployeeFilters, LeaveFilters } from "./list-filters.ts";
 import type { ClosureDayRecord, EmployeeRecord, LeaveBookingRecord } from "./records.ts";
 import type { Scope } from "./scopes.ts";
+import type { CredentialRestriction, EmployeeSelection } from "./restriction.ts";
 
 export interface Organisation {
   id: string;
@@ -26,6 +27,11 @@ export interface ApiClient {
   scopes: Scope[];
   created_at: number;
   revoked_at: number | null;
+  /**
+   * The client's restriction (docs/api.md, "Restricted credentials"); absent when it reads
+   * the whole organisation. A store without `Store.restricted` never answers one.
+   */
+  restriction?: CredentialRestriction;
 }
 
 /** A client as the token endpoint needs it: with its secret digest and its organisation's switch. */
@@ -44,6 +50,12 @@ export interface AccessTokenGrant {
   client_id: string;
   scopes: Scope[];
   expires_at: number;
+  /**
+   * The client's restriction as it is now (not as it was when the token was issued):
+   * `findToken` answers it with the grant, so that changing a restriction takes effect on
+   * live tokens as a revocation does. Absent: the whole organisation.
+   */
+  restriction?: CredentialRestriction;
 }
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
@@ -115,6 +127,45 @@ export interface ImportedPublicHoliday {
   calendar: string;
   date: string;
   name: string;
+}
+
+/**
+ * The reads of a restricted client (docs/api.md, "Restricted credentials"): each answers
+ * what the Store method of the same name answers, of the employees `selection` selects
+ * only (lib/restriction.ts, `selects`: department and holiday calendar in its lists, where
+ * given) and of their bookings. `runStoreContract` checks each against the unrestricted read.
+ */
+export interface RestrictedReads {
+  /**
+   * `Store.listEmployees` of the selected employees. `updated_since` keeps an employee whose
+   * `updated_at` is at or after it, as for everyone: an employee who enters the selection
+   * does so by a change of department or calendar, which moves their `updated_at`.
+   */
+  listEmployees(query: EmployeePageQuery, selection: EmployeeSelection): Promise<EmployeeRecord[]>;
+  /** `Store.findEmployee`, `null` for an employee the selection leaves out. */
+  findEmployee(organisationId: string, id: string, selection: EmployeeSelection): Promise<EmployeeRecord | null>;
+  /**
+   * `Store.listOverlappingLeave` of the selected employees' bookings. `updated_since` keeps
+   * a booking whose own `updated_at` **or whose employee's** is at or after it: the bookings
+   * of an employee who entered the selection reach a syncing client with them, however old.
+   */
+  listOverlappingLeave(query: LeavePageQuery, selection: EmployeeSelection): Promise<LeaveBookingRecord[]>;
+  /**
+   * The distinct non-null holiday calendars and departments of the selected non-deleted
+   * employees employed within [from, to] (as `observedCalendars`), each sorted.
+   */
+  observedBy(organisationId: string, from: string, to: string, selection: EmployeeSelection): Promise<{ calendars: string[]; departments: string[] }>;
+  /**
+   * `Store.listDeletions` for a client that reads the selected employees only: a record of
+   * `resource` is listed when the client does not read it now (it is not listed, or its
+   * employee is outside the selection) and it stopped being listed **with an employee the
+   * selection selects** at or after deletedSince (deleted or hidden, or its employee moved
+   * department or calendar, or a booking moved to another employee); `deleted_at` is the
+   * latest such instant. A record the selection never held while it was listed is never
+   * named, so the store must remember, past a deletion, the department and calendar each
+   * record had when it stopped being listed.
+   */
+  listDeletions(query: DeletionPageQuery, selection: EmployeeSelection): Promise<DeletionRecord[]>;
 }
 
 /** What the data endpoints and the token endpoint read and write. */
@@ -241,6 +292,13 @@ export interface Store {
    * fromYear..toYear; a (calendar, year) with any row replaces the shipped set.
    */
   listImportedPublicHolidays(organisationId: string, calendars: readonly string[], fromYear: number, toYear: number): Promise<ImportedPublicHoliday[]>;
+
+  /**
+   * Optional: the reads of restricted credentials. A store without it serves unrestricted
+   * credentials only: a token is never issued to a client with a restriction, and
+   * `leaveapi credentials create|restrict` refuses to set one (docs/embedding.md).
+   */
+  restricted?: RestrictedReads;
 
   /** Resolves when the database answers; throws `StoreUnavailableError` when it does not. */
   ping(): Promise<void>;

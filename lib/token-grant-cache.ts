@@ -100,6 +100,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
   // The optional read, forwarded only where the store has it: its absence is what says so.
   const { listText } = store;
   if (listText) cached.listText = (query) => listText.call(store, query);
+  if (store.restricted) cached.restricted = store.restricted;
   if (!isAdminStore(store)) return cached;
   const admin: AdminStore = {
     migrate: () => store.migrate(),
@@ -119,5 +120,8 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     findEmployeeForErasure: (organisationId, key) => store.findEmployeeForErasure(organisationId, key),
     scrubDeleted: (options) => store.scrubDeleted(options),
   };
+  // A changed restriction takes effect on this cache at once, as a revocation does.
+  const { restrictClient } = store;
+  if (restrictClient) admin.restrictClient = (clientId, restriction) => cache.thenForget(restrictClient.call(store, clientId, restriction));
   return { ...cached, ...admin };
 }

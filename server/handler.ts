@@ -20,6 +20,7 @@ import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
 import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deletion-pages.ts";
 import { listHolidays, shippedPublicHolidaysOnFirstUse } from "../lib/holidays.ts";
+import type { CredentialRestriction } from "../lib/restriction.ts";
 import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
 import { authenticate } from "./bearer.ts";
 import { createReadBudget, type ReadBudgetOptions } from "../lib/read-budget.ts";
@@ -167,7 +168,8 @@ type Routed = IRequest & { request: Request };
  * operation's result, which is the 200 answer's JSON body, already written, with how many
  * records it holds. Runs after authentication and scope: parameters (400), then lookup (404).
  */
-type Endpoint = (organisationId: string, url: URL, routed: Routed) => Promise<RawJson>;
+/** An endpoint's answer for the token's organisation, and its client's restriction when it has one (docs/api.md, "Restricted credentials"). */
+type Endpoint = (organisationId: string, url: URL, routed: Routed, restriction: CredentialRestriction | undefined) => Promise<RawJson>;
 
 const DATA_METHODS = ["GET", "HEAD"] as const;
 
@@ -196,7 +198,7 @@ export function createHandler(options: HandlerOptions): Handler {
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
     readBudget.spend(grant.client_id, state.now);
-    const body = await endpoint(grant.organisation_id, state.url, req);
+    const body = await endpoint(grant.organisation_id, state.url, req, grant.restriction);
     state.records = body.records;
     // Coded from the text as it is, rather than sent through a Response and read back.
     return codedJson(200, body.text, req.request.headers.get("accept-encoding"), encoders);
@@ -225,32 +227,34 @@ export function createHandler(options: HandlerOptions): Handler {
     })
     .all(
       "/v1/employees",
-      data("/v1/employees", "employees:read", (org, url) => listEmployeePage(store, org, parseEmployeesQuery(url), mac)),
+      data("/v1/employees", "employees:read", (org, url, _req, restriction) => listEmployeePage(store, org, parseEmployeesQuery(url), mac, restriction)),
     )
     .all(
       "/v1/employees/:id",
-      data("/v1/employees/{id}", "employees:read", async (org, url, req) => {
+      data("/v1/employees/{id}", "employees:read", async (org, url, req, restriction) => {
         // No query parameters here; any is refused like a typo on the lists (docs/api.md, "Query parameters").
         readQuery(url, []);
-        return RawJson.of({ data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? "")) }, 1);
+        return RawJson.of({ data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? ""), restriction) }, 1);
       }),
     )
     .all(
       "/v1/leave-requests",
-      data("/v1/leave-requests", "leave:read", (org, url) => listLeavePage(store, org, parseLeaveQuery(url), mac)),
+      data("/v1/leave-requests", "leave:read", (org, url, _req, restriction) => listLeavePage(store, org, parseLeaveQuery(url), mac, restriction)),
     )
     .all("/v1/deletions", async (req, state) => {
       // The scope depends on the resource asked about, so it is read first; a bad one is
       // still answered only after authentication (docs/api.md, "Order of checks").
       const resource = state.url.searchParams.get("resource");
       const scope: Scope = resource === "employees" ? "employees:read" : "leave:read";
-      const feed = data("/v1/deletions", scope, (org, url) => listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays, mac }));
+      const feed = data("/v1/deletions", scope, (org, url, _req, restriction) =>
+        listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays, mac, restriction }),
+      );
       return feed(req, state);
     })
     .all(
       "/v1/holidays",
-      data("/v1/holidays", "holidays:read", async (org, url) => {
-        const holidays = await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays);
+      data("/v1/holidays", "holidays:read", async (org, url, _req, restriction) => {
+        const holidays = await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays, restriction);
         return RawJson.of({ data: holidays }, holidays.length);
       }),
     )

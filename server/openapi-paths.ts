@@ -85,6 +85,20 @@ const tokenOperation = {
   },
 };
 
+/** A list's 410 for a restricted credential whose restriction changed after `updated_since` (docs/api.md, "Restricted credentials"). */
+const restrictionChanged = {
+  "410": {
+    description: "`sync_expired`: the credential is restricted and its restriction changed after `updated_since`. Do a full read, without `updated_since`.",
+    headers: requestId,
+    content: json("Error", {
+      error: "sync_expired",
+      error_description:
+        "This credential's restriction changed after 'updated_since'; do a full read (without updated_since) and replace your copy, then sync from its start.",
+      param: "updated_since",
+    }),
+  },
+};
+
 /** The four data endpoints: GET (and HEAD) with a Bearer token of the named scope. */
 const dataPaths = {
   "/v1/employees": {
@@ -92,7 +106,9 @@ const dataPaths = {
       operationId: "listEmployees",
       tags: ["Employees"],
       summary: "List current and former employees",
-      description: "Ordered by `updated_at`, then `id`. Deleted employees are never returned.",
+      description:
+        "Ordered by `updated_at`, then `id`. Deleted employees are never returned. A restricted credential lists only the employees it selects, " +
+        "with the fields it may not read as null.",
       security: [{ oauth2: ["employees:read"] }],
       parameters: queryParameters(employeesQuerySchema, "GET /v1/employees"),
       responses: {
@@ -102,6 +118,7 @@ const dataPaths = {
           content: json("EmployeePage", { has_more: false, next_cursor: null, data: [EMPLOYEE_EXAMPLE] }),
         },
         ...dataErrors,
+        ...restrictionChanged,
       },
     },
   },
@@ -110,6 +127,7 @@ const dataPaths = {
       operationId: "getEmployee",
       tags: ["Employees"],
       summary: "Get one employee",
+      description: "An employee outside a restricted credential's selection is 404, as an unknown one is.",
       security: [{ oauth2: ["employees:read"] }],
       parameters: [pathParameter("id", employeeIdPathSchema)],
       responses: {
@@ -126,7 +144,7 @@ const dataPaths = {
       summary: "List annual leave bookings that overlap a date range",
       description:
         "A booking overlaps when `start_date` ≤ `to` and `end_date` ≥ `from`. Annual leave only. Ordered by `start_date`, then `id`. " +
-        "An unknown `employee_id` gives an empty list.",
+        "An unknown `employee_id` gives an empty list. A restricted credential lists only the bookings of the employees it selects.",
       security: [{ oauth2: ["leave:read"] }],
       parameters: queryParameters(leaveQuerySchema, "GET /v1/leave-requests"),
       responses: {
@@ -136,6 +154,7 @@ const dataPaths = {
           content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }),
         },
         ...dataErrors,
+        ...restrictionChanged,
       },
     },
   },
@@ -163,7 +182,9 @@ const dataPaths = {
         },
         ...dataErrors,
         "410": {
-          description: "`sync_expired`: `updated_since` is older than the deletions kept (90 days by default). Do a full read, without `updated_since`.",
+          description:
+            "`sync_expired`: `updated_since` is older than the deletions kept (90 days by default), or the credential's restriction changed after it, " +
+            'or the credential is restricted to some departments or calendars (docs/api.md, "Restricted credentials"). Do a full read, without `updated_since`.',
           headers: requestId,
           content: json("Error", {
             error: "sync_expired",

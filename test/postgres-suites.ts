@@ -38,6 +38,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/read-rate-limit.test.ts",
   "test/record-text.test.ts",
   "test/rate-limits.test.ts",
+  "test/restricted-credentials.test.ts",
   "test/request-guards.test.ts",
   "test/request-limits.test.ts",
   "test/secrets-at-rest.test.ts",

@@ -17,7 +17,12 @@
  * updated_at of every booking of the type). Random choices come from a seeded generator,
  * so a failing run can be replayed with the seed it printed.
  *
- *   bun test/sync-writer.ts (--db FILE | --database-url URL) --org ORG_ID [--seed N]
+ * With --moves (test/restricted-sync.e2e.test.ts), employees also move between holiday
+ * calendars (GB-ENG, GB-SCT, DE) as between departments, each has a name of their own (so a
+ * body can be searched for it), and the model also says, by employee, every department and
+ * calendar they ever had.
+ *
+ *   bun test/sync-writer.ts (--db FILE | --database-url URL) --org ORG_ID [--seed N] [--moves]
  */
 import { parseArgs } from "node:util";
 import { addDays } from "../lib/dates.ts";
@@ -25,7 +30,18 @@ import { importRecords } from "../scripts/import/import-file.ts";
 import { openMigratedStore } from "../scripts/open-store.ts";
 import { aLeaveBookingJson, aLeaveType, anEmployeeJson } from "../testing/record-builders.ts";
 
-const { values } = parseArgs({ options: { db: { type: "string" }, "database-url": { type: "string" }, org: { type: "string" }, seed: { type: "string" } } });
+const { values } = parseArgs({
+  options: { db: { type: "string" }, "database-url": { type: "string" }, org: { type: "string" }, seed: { type: "string" }, moves: { type: "boolean" } },
+});
+const moves = values.moves === true;
+const CALENDARS = ["GB-ENG", "GB-SCT", "DE"];
+/** With --moves: by employee, their names and every department and calendar they ever had. */
+const people: Record<string, { names: string[]; departments: string[]; calendars: string[] }> = {};
+function noteAttributes(e: Row): void {
+  const p = (people[e.id] ??= { names: [e.first_name as string, e.last_name as string], departments: [], calendars: [] });
+  if (!p.departments.includes(e.department as string)) p.departments.push(e.department as string);
+  if (!p.calendars.includes(e.holiday_calendar as string)) p.calendars.push(e.holiday_calendar as string);
+}
 const organisationId = values.org!;
 const store = await openMigratedStore({
   global: { db: values.db, databaseUrl: values["database-url"], json: false },
@@ -59,6 +75,8 @@ const FIRST_DAY = "2026-01-01";
 const SPAN_DAYS = 720;
 
 async function write(kind: "employees" | "leave", records: Row[], label: string): Promise<void> {
+  // Noted before the import: a client may read them as soon as it commits.
+  if (moves && kind === "employees") for (const r of records) if (r.department !== undefined) noteAttributes(r);
   const outcome = await importRecords(store, { organisationId, kind, label: "writer", records: records.map((record, i) => ({ line: i + 1, record })) });
   if (!outcome.ok) throw new Error(`writer: ${label} failed: ${outcome.errors.join("; ")}`);
   counts[label] = (counts[label] ?? 0) + 1;
@@ -73,7 +91,10 @@ function newEmployee(): Row {
     job_title: `Engineer ${between(1, 5)}`,
     department: pick(["Engineering", "Research", "Sales"]),
   });
-  return employee;
+  if (!moves) return employee;
+  // A name of their own, to search the bytes a restricted client received for.
+  const tag = employee.id.slice(0, 8);
+  return { ...employee, first_name: `First${tag}`, last_name: `Last${tag}`, holiday_calendar: pick(CALENDARS) };
 }
 
 function newBooking(employeeId: string): Row {
@@ -95,6 +116,25 @@ function newBooking(employeeId: string): Row {
 /** The current leave type object of a booking (by id, so a rename is carried along). */
 const typeOf = (b: Row) => ((b.leave_type as { id: string }).id === leaveTypes.annual.id ? leaveTypes.annual : leaveTypes.sick);
 const liveBookings = () => [...bookings.values()].filter((b) => employees.has(b.employee_id as string));
+
+const NEW_EMPLOYEE: [number, () => Promise<void>] = [
+  1,
+  async () => {
+    const e = newEmployee();
+    employees.set(e.id, e);
+    await write("employees", [e], "new employee");
+  },
+];
+
+/** With --moves: an employee moves to another holiday calendar. */
+const CALENDAR_MOVE: [number, () => Promise<void>] = [
+  3,
+  async () => {
+    const e = { ...pick([...employees.values()]), holiday_calendar: pick(CALENDARS) };
+    employees.set(e.id, e);
+    await write("employees", [e], "calendar move");
+  },
+];
 
 const CHANGES: [number, () => Promise<void>][] = [
   [
@@ -127,14 +167,7 @@ const CHANGES: [number, () => Promise<void>][] = [
       await write("employees", [e], "employee re-import");
     },
   ],
-  [
-    1,
-    async () => {
-      const e = newEmployee();
-      employees.set(e.id, e);
-      await write("employees", [e], "new employee");
-    },
-  ],
+  NEW_EMPLOYEE,
   [
     6,
     async () => {
@@ -201,6 +234,8 @@ async function renameLeaveType(): Promise<void> {
   bookings.set(b.id, b);
   await write("leave", [b], "leave type rename");
 }
+// With --moves, people come and go more often too.
+if (moves) CHANGES.push(CALENDAR_MOVE, NEW_EMPLOYEE);
 const TOTAL_WEIGHT = CHANGES.reduce((sum, [w]) => sum + w, 0);
 
 let changes = 0;
@@ -217,7 +252,7 @@ function model() {
   const bookingIds = liveBookings()
     .filter((b) => typeOf(b).category === "annual")
     .map((b) => b.id);
-  return { employees: [...employees.keys()], leaveRequests: bookingIds, counts };
+  return { employees: [...employees.keys()], leaveRequests: bookingIds, counts, ...(moves ? { people } : {}) };
 }
 
 // Initial data: 40 employees with 3 bookings each.

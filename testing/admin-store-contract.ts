@@ -208,6 +208,33 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
           expect(await store.findClient(orphan.client_id)).toBeNull();
         }),
       );
+
+      test(
+        "a restriction is stored with its client, answered with it and with its tokens' grants as it is now, replaced and removed",
+        withStore(async (store) => {
+          if (!store.restrictClient) return;
+          await store.createOrganisation(organisation(ORG_A));
+          const sales = { departments: ["Sales"], calendars: null, fields: null, set_at: 0 };
+          const { client } = mintClient(ORG_A, SCOPES, null, T0);
+          await store.createClient({ ...client, restriction: sales });
+          const grant: AccessTokenGrant = { organisation_id: ORG_A, client_id: client.client_id, scopes: SCOPES, expires_at: T0 + 3_600_000 };
+          await store.saveToken(tokenDigest(1), grant);
+          expect(await store.findClient(client.client_id)).toEqual({ ...client, restriction: sales, api_enabled: true });
+          expect(await store.listClients(ORG_A)).toEqual([{ ...withoutSecret(client), restriction: sales }]);
+          expect(await store.findToken(tokenDigest(1))).toEqual({ ...grant, restriction: sales });
+
+          const calendars = { departments: null, calendars: ["GB-ENG", "DE"], fields: ["id", "first_name", "updated_at"] as const, set_at: T0 + 1000 };
+          expect(await store.restrictClient(client.client_id, { ...calendars, fields: [...calendars.fields] })).toEqual({
+            ...withoutSecret(client),
+            restriction: calendars,
+          });
+          expect(await store.findToken(tokenDigest(1))).toEqual({ ...grant, restriction: calendars });
+          expect(await store.restrictClient(client.client_id, null)).toEqual(withoutSecret(client));
+          expect(await store.findToken(tokenDigest(1))).toEqual(grant);
+          expect(await store.findClient(client.client_id)).toEqual({ ...client, api_enabled: true });
+          expect(await store.restrictClient(mintClient(ORG_A, SCOPES, null, T0).client.client_id, sales)).toBeNull();
+        }),
+      );
     });
 
     runAdminLifecycleCases(framework, withStore);

@@ -5,12 +5,14 @@
  * (bun:test, vitest or jest) and only common jest-style matchers are used.
  *
  * Its parts: tokens and rate limits (contract-tokens.ts), the lists and their filters
- * (contract-lists.ts), deletions and calendars (contract-calendars.ts), over what
+ * (contract-lists.ts), deletions and calendars (contract-calendars.ts), the reads of
+ * restricted credentials (contract-restricted.ts), over what
  * contract-kit.ts gives each.
  */
 import { calendarContract } from "./contract-calendars.ts";
 import { contractKit, type ContractFramework, type StoreContractOptions } from "./contract-kit.ts";
 import { listContract } from "./contract-lists.ts";
+import { restrictedContract } from "./contract-restricted.ts";
 import { tokenContract } from "./contract-tokens.ts";
 
 export type { ContractFramework, ContractMatchers, StoreContractOptions, StoreUnderTest } from "./contract-kit.ts";
@@ -21,5 +23,6 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
     tokenContract(kit);
     listContract(kit);
     calendarContract(kit);
+    restrictedContract(kit);
   });
 }

@@ -122,7 +122,9 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       const records = rows.map((r) => ({ ...pickFields(r, EMPLOYEE_CONTENT), organisation_id: organisationId, updated_at: now, deleted: false }));
       let counts = noCounts();
       // A deleted employee is gone (deleteEmployees): one imported again is new, and loses its tombstone here.
-      keepingTombstones(t, organisationId, now, { employeeIds: records.map((r) => r.id) }, () => {
+      // Their bookings too: a changed department or calendar takes them out of some selections.
+      const ids = new Set(records.map((r) => r.id));
+      keepingTombstones(t, organisationId, now, { employeeIds: ids, bookings: (b) => ids.has(b.employee_id) }, () => {
         counts = writeChanged(t.employees, records, (e) => pickFields(e, EMPLOYEE_CONTENT)).counts;
       });
       return counts;

@@ -30,19 +30,22 @@ type DataReads = Pick<
   | "listImportedPublicHolidays"
 >;
 
-/** The reads over `t()`, the tables as they are now (an import swaps them), each after `open()`, which throws once the store is closed. */
-export function memoryReads(t: () => MemoryTables, open: () => void): DataReads {
+/** Which live employees a read keeps: everyone, or a restricted client's selection (memory-restricted-reads.ts). */
+export type EmployeeKept = (employee: StoredEmployee) => boolean;
+const everyone: EmployeeKept = () => true;
+
+/** The reads of employees and leave over `t()`, of the employees `kept` keeps; `sinceOf` is when a booking last changed for a sync. */
+export function employeeAndLeaveReads(t: () => MemoryTables, open: () => void) {
   const liveEmployee = (organisationId: string, id: string) => {
     const employee = t().employees.get(keyOf(organisationId, id));
     return employee && !employee.deleted ? employee : undefined;
   };
-
   return {
-    async listEmployees(q: EmployeePageQuery) {
+    async listEmployees(q: EmployeePageQuery, kept = everyone): Promise<EmployeeRecord[]> {
       open();
       const { after } = q;
       return [...t().employees.values()]
-        .filter((e) => e.organisation_id === q.organisationId && !e.deleted)
+        .filter((e) => e.organisation_id === q.organisationId && !e.deleted && kept(e))
         .filter(filterPredicate(EMPLOYEE_FILTER_RULES, q.filters))
         .filter((e) => !after || isAfter(e.updated_at, e.id, after.updatedAt, after.id))
         .sort((a, b) => compare(a.updated_at, b.updated_at) || compare(a.id, b.id))
@@ -50,23 +53,27 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
         .map(toEmployee);
     },
 
-    async findEmployee(organisationId, id) {
+    async findEmployee(organisationId: string, id: string, kept = everyone): Promise<EmployeeRecord | null> {
       open();
       const employee = liveEmployee(organisationId, id);
-      return employee ? toEmployee(employee) : null;
+      return employee && kept(employee) ? toEmployee(employee) : null;
     },
 
-    async listOverlappingLeave(q: LeavePageQuery) {
+    /** With `kept`, `updated_since` keeps a booking whose employee's `updated_at` is at or after it too (lib/store.ts, `RestrictedReads`). */
+    async listOverlappingLeave(q: LeavePageQuery, kept?: EmployeeKept): Promise<LeaveBookingRecord[]> {
       open();
       const { after } = q;
       const typeOf = (b: StoredBooking) => t().leaveTypes.get(keyOf(b.organisation_id, b.leave_type_id));
       const records: LeaveBookingRecord[] = [];
-      const passes = filterPredicate(LEAVE_FILTER_RULES, q.filters);
+      const { updated_since, ...others } = q.filters;
+      const passes = filterPredicate(LEAVE_FILTER_RULES, kept ? others : q.filters);
       for (const b of t().bookings.values()) {
         if (b.organisation_id !== q.organisationId || b.deleted) continue;
         if (b.start_date > q.filters.to || b.end_date < q.filters.from) continue;
         const type = typeOf(b);
-        if (type?.category !== "annual" || !liveEmployee(b.organisation_id, b.employee_id)) continue;
+        const employee = liveEmployee(b.organisation_id, b.employee_id);
+        if (type?.category !== "annual" || !employee) continue;
+        if (kept && (!kept(employee) || (updated_since !== undefined && b.updated_at < updated_since && employee.updated_at < updated_since))) continue;
         if (after && !isAfter(b.start_date, b.id, after.startDate, after.id)) continue;
         const { organisation_id: _o, deleted: _d, leave_type_id: _t, ...booking } = b;
         const { organisation_id: _to, ...leave_type } = type;
@@ -75,6 +82,32 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
       }
       return records.sort((a, b) => compare(a.start_date, b.start_date) || compare(a.id, b.id)).slice(0, q.limit);
     },
+
+    /** The distinct calendars and departments of the kept live employees employed at some point in [from, to], each sorted. */
+    observedBy(organisationId: string, from: string, to: string, kept = everyone) {
+      open();
+      const calendars = new Set<string>();
+      const departments = new Set<string>();
+      for (const e of t().employees.values()) {
+        if (e.organisation_id !== organisationId || e.deleted || !kept(e)) continue;
+        // A null start or leaving date is open-ended.
+        if ((e.start_date === null || e.start_date <= to) && (e.leaving_date === null || e.leaving_date >= from)) {
+          if (e.holiday_calendar !== null) calendars.add(e.holiday_calendar);
+          if (e.department !== null) departments.add(e.department);
+        }
+      }
+      return { calendars: [...calendars].sort(compare), departments: [...departments].sort(compare) };
+    },
+  };
+}
+
+/** The reads over `t()`, the tables as they are now (an import swaps them), each after `open()`, which throws once the store is closed. */
+export function memoryReads(t: () => MemoryTables, open: () => void): DataReads {
+  const reads = employeeAndLeaveReads(t, open);
+  return {
+    listEmployees: (q) => reads.listEmployees(q),
+    findEmployee: (organisationId, id) => reads.findEmployee(organisationId, id),
+    listOverlappingLeave: (q) => reads.listOverlappingLeave(q),
 
     async listDeletions(q: DeletionPageQuery) {
       open();
@@ -95,6 +128,8 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
         t().deletions.delete(key);
         swept++;
       }
+      // A restricted client's feed reads the exits as far back as the tombstones, and no further.
+      t().exits = t().exits.filter((x) => x.until >= before);
       return swept;
     },
 
@@ -104,16 +139,7 @@ export function memoryReads(t: () => MemoryTables, open: () => void): DataReads 
     },
 
     async observedCalendars(organisationId, from, to) {
-      open();
-      const calendars = new Set<string>();
-      for (const e of t().employees.values()) {
-        if (e.organisation_id !== organisationId || e.deleted || e.holiday_calendar === null) continue;
-        // Employed at some point in [from, to]: a null start or leaving date is open-ended.
-        if ((e.start_date === null || e.start_date <= to) && (e.leaving_date === null || e.leaving_date >= from)) {
-          calendars.add(e.holiday_calendar);
-        }
-      }
-      return [...calendars].sort(compare);
+      return reads.observedBy(organisationId, from, to).calendars;
     },
 
     async listImportedPublicHolidays(organisationId, calendars, fromYear, toYear) {

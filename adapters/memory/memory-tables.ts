@@ -17,6 +17,16 @@ export interface StoredDeletion {
   deleted_at: number;
 }
 
+/** That a record stopped being listed with this department and calendar of its employee, at `until` (lib/store.ts, `RestrictedReads.listDeletions`). */
+export interface StoredExit {
+  organisation_id: string;
+  resource: DeletedResource;
+  id: string;
+  department: string | null;
+  holiday_calendar: string | null;
+  until: number;
+}
+
 export interface MemoryTables {
   employees: Map<string, StoredEmployee>;
   leaveTypes: Map<string, StoredLeaveType>;
@@ -25,6 +35,8 @@ export interface MemoryTables {
   publicHolidays: Map<string, StoredPublicHoliday>;
   /** Keyed by organisation, resource and id. */
   deletions: Map<string, StoredDeletion>;
+  /** Selection exits, in the order written; an import appends. */
+  exits: StoredExit[];
 }
 
 /** A table key: a record's organisation and id (a public holiday's: calendar and date). */
@@ -33,7 +45,15 @@ export const keyOf = (organisationId: string, ...id: string[]): string => JSON.s
 export const holidayKey = (h: { organisation_id: string; calendar: string; date: string }) => keyOf(h.organisation_id, h.calendar, h.date);
 
 export function emptyTables(): MemoryTables {
-  return { employees: new Map(), leaveTypes: new Map(), bookings: new Map(), closureDays: new Map(), publicHolidays: new Map(), deletions: new Map() };
+  return {
+    employees: new Map(),
+    leaveTypes: new Map(),
+    bookings: new Map(),
+    closureDays: new Map(),
+    publicHolidays: new Map(),
+    deletions: new Map(),
+    exits: [],
+  };
 }
 
 export function copyTables(t: MemoryTables): MemoryTables {
@@ -44,6 +64,7 @@ export function copyTables(t: MemoryTables): MemoryTables {
     closureDays: new Map(t.closureDays),
     publicHolidays: new Map(t.publicHolidays),
     deletions: new Map(t.deletions),
+    exits: [...t.exits],
   };
 }
 
@@ -88,22 +109,24 @@ export function keepingTombstones(
   affected: { employeeIds?: Iterable<string>; bookingIds?: Iterable<string>; bookings?: (b: StoredBooking) => boolean },
   change: () => void,
 ): void {
+  type Listed = { resource: DeletedResource; id: string; department: string | null; holiday_calendar: string | null };
+  const employeeOf = (id: string) => t.employees.get(keyOf(organisationId, id))!;
   const listed = () => {
-    const keys = new Map<string, { resource: DeletedResource; id: string }>();
+    const keys = new Map<string, Listed>();
+    const add = (resource: DeletedResource, id: string, e: StoredEmployee) =>
+      keys.set(keyOf(organisationId, resource, id), { resource, id, department: e.department, holiday_calendar: e.holiday_calendar });
     for (const id of affected.employeeIds ?? []) {
       const e = t.employees.get(keyOf(organisationId, id));
-      if (e && !e.deleted) keys.set(keyOf(organisationId, "employees", id), { resource: "employees", id });
+      if (e && !e.deleted) add("employees", id, e);
     }
     for (const id of affected.bookingIds ?? []) {
       const b = t.bookings.get(keyOf(organisationId, id));
-      if (b && isListedBooking(t, b)) keys.set(keyOf(organisationId, "leave-requests", id), { resource: "leave-requests", id });
+      if (b && isListedBooking(t, b)) add("leave-requests", id, employeeOf(b.employee_id));
     }
     const pick = affected.bookings;
     if (pick) {
       for (const b of t.bookings.values()) {
-        if (b.organisation_id === organisationId && pick(b) && isListedBooking(t, b)) {
-          keys.set(keyOf(organisationId, "leave-requests", b.id), { resource: "leave-requests", id: b.id });
-        }
+        if (b.organisation_id === organisationId && pick(b) && isListedBooking(t, b)) add("leave-requests", b.id, employeeOf(b.employee_id));
       }
     }
     return keys;
@@ -111,8 +134,20 @@ export function keepingTombstones(
   const before = listed();
   change();
   const after = listed();
-  for (const [key, { resource, id }] of before) {
-    if (!after.has(key)) t.deletions.set(key, { organisation_id: organisationId, resource, id, deleted_at: now });
+  for (const [key, was] of before) {
+    const now_ = after.get(key);
+    if (!now_) t.deletions.set(key, { organisation_id: organisationId, resource: was.resource, id: was.id, deleted_at: now });
+    // No longer listed with the same department and calendar: it left the selections that held those.
+    if (!now_ || now_.department !== was.department || now_.holiday_calendar !== was.holiday_calendar) {
+      t.exits.push({
+        organisation_id: organisationId,
+        resource: was.resource,
+        id: was.id,
+        department: was.department,
+        holiday_calendar: was.holiday_calendar,
+        until: now,
+      });
+    }
   }
   for (const key of after.keys()) t.deletions.delete(key);
 }
@@ -148,4 +183,5 @@ export function publishLate(before: MemoryTables, after: MemoryTables, elapsed: 
     for (const [key, value] of changed) map.set(key, { ...value, updated_at: value.updated_at + shift });
   }
   for (const [key, value] of tombstones.changed) after.deletions.set(key, { ...value, deleted_at: value.deleted_at + shift });
+  after.exits = after.exits.map((x, i) => (i < before.exits.length ? x : { ...x, until: x.until + shift }));
 }

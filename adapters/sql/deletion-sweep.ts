@@ -13,6 +13,8 @@ export function deletionSweep(ctx: SqlContext): Pick<Store, "sweepDeletions"> {
         // organisation): one scan an hour costs less than a second index that every
         // tombstone written by an import would also have to update.
         const result = await ctx.db.deleteFrom("deletions").where("deleted_at", "<", before).executeTakeFirst();
+        // A restricted client's feed reads the exits as far back as the tombstones, and no further.
+        await ctx.db.deleteFrom("selection_exits").where("until", "<", before).execute();
         return Number(result.numDeletedRows);
       }),
   };

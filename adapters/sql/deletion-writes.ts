@@ -43,8 +43,18 @@ export class DeletionWrites {
     return query;
   }
 
-  /** Tombstones what `ids` selects, at `now`; a tombstone already there takes the new instant. */
-  private async hide(resource: DeletedResource, ids: SelectQueryBuilder<Tables, keyof Tables, { id: string }>, now: number): Promise<void> {
+  /**
+   * Tombstones what `ids` selects, at `now`; a tombstone already there takes the new
+   * instant. Unless `afterTheChange` (the records are read as the change left them), each
+   * also gets its selection exit (`exitsOf`).
+   */
+  private async hide(
+    resource: DeletedResource,
+    ids: SelectQueryBuilder<Tables, keyof Tables, { id: string }>,
+    now: number,
+    afterTheChange = false,
+  ): Promise<void> {
+    if (!afterTheChange) await this.exitsOf(resource, ids, now);
     await this.db
       .insertInto("deletions")
       .columns(["organisation_id", "resource", "id", "deleted_at"])
@@ -137,6 +147,8 @@ export class DeletionWrites {
         .where("leave_bookings.organisation_id", "=", this.organisationId)
         .where("leave_bookings.id", "in", ids),
       now,
+      // Its exit, with the employee it had, was noted before the change (`exitsOfChanged`).
+      true,
     );
   }
 
@@ -154,6 +166,114 @@ export class DeletionWrites {
   /** After leave type `typeId` became annual: its bookings listed now lose their tombstones. */
   async shownBookingsOfType(typeId: string): Promise<void> {
     await this.show(BOOKINGS, this.listedBookings(false).where("leave_bookings.leave_type_id", "=", typeId));
+  }
+
+  /**
+   * Selection exits (migration 0015; lib/store.ts, `RestrictedReads.listDeletions`): that
+   * the records `ids` selects stop being listed as they are now, at `now`, each with the
+   * department and calendar of its employee (its own, for an employee) as they are now. A
+   * row says only that the record was listed, with those, until `now`; the restricted
+   * feed names a record that such a row puts in a client's selection and that the client
+   * does not read now. Taken before a change, with the record still as it was.
+   */
+  private async exitsOf(resource: DeletedResource, ids: SelectQueryBuilder<Tables, keyof Tables, { id: string }>, now: number): Promise<void> {
+    const org = this.organisationId;
+    const listed = resource === EMPLOYEES ? this.listedEmployeeSelections().where("e.id", "in", ids) : this.listedBookingSelections().where("b.id", "in", ids);
+    await this.db
+      .insertInto("selection_exits")
+      .columns(["organisation_id", "resource", "id", "department", "holiday_calendar", "until"])
+      .expression((eb) =>
+        eb
+          .selectFrom(listed.as("x"))
+          .select((s) => [
+            s.val(org).as("organisation_id"),
+            s.val(resource).as("resource"),
+            "x.id",
+            "x.department",
+            "x.holiday_calendar",
+            s.val(now).as("until"),
+          ]),
+      )
+      .execute();
+  }
+
+  /** The listed employees (`e`) with their department and calendar. */
+  private listedEmployeeSelections() {
+    return this.db
+      .selectFrom("employees as e")
+      .select(["e.id as id", "e.department", "e.holiday_calendar"])
+      .where("e.organisation_id", "=", this.organisationId)
+      .where("e.deleted_at", "is", null);
+  }
+
+  /** The listed bookings (`b`: of a live employee `e`, of an annual type) with the department and calendar of their employee. */
+  private listedBookingSelections() {
+    return this.db
+      .selectFrom("leave_bookings as b")
+      .innerJoin("employees as e", (j) => j.onRef("e.organisation_id", "=", "b.organisation_id").onRef("e.id", "=", "b.employee_id"))
+      .innerJoin("leave_types as t", (j) => j.onRef("t.organisation_id", "=", "b.organisation_id").onRef("t.id", "=", "b.leave_type_id"))
+      .select(["b.id as id", "e.department", "e.holiday_calendar"])
+      .where("b.organisation_id", "=", this.organisationId)
+      .where("b.deleted_at", "is", null)
+      .where("e.deleted_at", "is", null)
+      .where("t.category", "=", "annual");
+  }
+
+  /** The department and calendar of the employees `ids` that are listed, or of the listed bookings' employees, by id. */
+  async selectionOf(resource: DeletedResource, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows =
+      resource === EMPLOYEES
+        ? await this.listedEmployeeSelections().where("e.id", "in", ids).execute()
+        : await this.listedBookingSelections().where("b.id", "in", ids).execute();
+    return new Map(rows.map((r) => [r.id, JSON.stringify([r.department, r.holiday_calendar])]));
+  }
+
+  /**
+   * Around a change to records `ids` of `resource` (an employee's department or calendar, a
+   * booking's employee or type): reads who is listed with what before it, and answers
+   * what notes, after it, the exit of each that is no longer listed with the same
+   * department and calendar, and for an employee, of their listed bookings, with what it
+   * had before.
+   */
+  async exitsOfChanged(resource: DeletedResource, ids: string[], now: number): Promise<() => Promise<void>> {
+    const before = await this.selectionOf(resource, ids);
+    if (before.size === 0) return async () => {};
+    return async () => {
+      const after = await this.selectionOf(resource, [...before.keys()]);
+      const left = [...before].filter(([id, was]) => after.get(id) !== was);
+      if (left.length === 0) return;
+      const org = this.organisationId;
+      await this.db
+        .insertInto("selection_exits")
+        .values(
+          left.map(([id, was]) => {
+            const [department, holiday_calendar] = JSON.parse(was) as [string | null, string | null];
+            return { organisation_id: org, resource, id, department, holiday_calendar, until: now };
+          }),
+        )
+        .execute();
+      if (resource !== EMPLOYEES) return;
+      for (const [id, was] of left) {
+        const [department, holiday_calendar] = JSON.parse(was) as [string | null, string | null];
+        await this.db
+          .insertInto("selection_exits")
+          .columns(["organisation_id", "resource", "id", "department", "holiday_calendar", "until"])
+          .expression((eb) =>
+            eb
+              .selectFrom(this.listedBookings(true).where("leave_bookings.employee_id", "=", id).as("x"))
+              .select((s) => [
+                s.val(org).as("organisation_id"),
+                s.val(BOOKINGS).as("resource"),
+                "x.id",
+                s.val(department).as("department"),
+                s.val(holiday_calendar).as("holiday_calendar"),
+                s.val(now).as("until"),
+              ]),
+          )
+          .execute();
+      }
+    };
   }
 
   /** Whether a booking's visibility can change without its own deletion: some leave type is not annual, or some employee is deleted. */

@@ -16,7 +16,8 @@
 import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "../../lib/leave-page-plan.ts";
 import { planLeaveScan } from "../../lib/leave-span-plan.ts";
 import type { LeaveBookingRecord } from "../../lib/records.ts";
-import type { LeavePageQuery, ListText, Store } from "../../lib/store.ts";
+import type { LeavePageQuery, ListText, RestrictedReads, Store } from "../../lib/store.ts";
+import type { EmployeeSelection } from "../../lib/restriction.ts";
 import type { QueryDefinition } from "./compiled-queries.ts";
 import {
   armValues,
@@ -30,6 +31,7 @@ import {
   type LeaveTextRow,
 } from "./leave-page-sql.ts";
 import { splitRows } from "./one-row-pages.ts";
+import { selectionValues } from "./selected-employees.ts";
 import { leaveText, leaveTypeText, listTextOf } from "./record-bodies.ts";
 import { firstRows } from "./row-counts.ts";
 import { bool, instant, toLeaveBooking, toLeaveType, type LeaveTypeRow } from "./row-mapping.ts";
@@ -63,8 +65,8 @@ function leaveTypeTexts(): (t: LeaveTypeRow) => string {
   };
 }
 
-/** The values of the page `q` under `plan`. */
-function pageValues(q: LeavePageQuery, plan: LeavePagePlan): LeavePageValues {
+/** The values of the page `q` under `plan`, of the employees `selection` selects when given (a restricted client's). */
+function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: EmployeeSelection): LeavePageValues {
   const { from, to, status, employee_id, updated_since } = q.filters;
   return {
     organisationId: q.organisationId,
@@ -75,19 +77,31 @@ function pageValues(q: LeavePageQuery, plan: LeavePagePlan): LeavePageValues {
     deletedEmployeesOf: plan.filters.deletedEmployees ? q.organisationId : undefined,
     status,
     employeeId: employee_id,
-    updatedSince: updated_since,
+    updatedSince: selection ? undefined : updated_since,
+    selectedOf: selection ? q.organisationId : undefined,
+    ...selectionValues(selection),
+    changedWithEmployeeSince: selection ? updated_since : undefined,
   };
 }
 
 /** A page's text from its rows (the page's and one more) with each row's leave type; null when a booking has no body. */
 type TextOfRows = (q: LeavePageQuery, rows: readonly { row: LeaveTextRow; type: LeaveTypeRow }[]) => Promise<ListText | null>;
 
-export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingLeave"> & { leaveText: (q: LeavePageQuery) => Promise<ListText | null> } {
+export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingLeave"> & {
+  leaveText: (q: LeavePageQuery) => Promise<ListText | null>;
+  /** A restricted client's page (restricted-queries.ts): the same scan, of the selected employees' bookings. */
+  restrictedLeave: RestrictedReads["listOverlappingLeave"];
+} {
   const { stamps } = ctx;
 
   /** The page's rows: its SQL reads a few more than `rows` at most (row-counts.ts), and the rest are dropped. */
-  const pageRows = async <R>(query: (rows: number) => QueryDefinition<LeavePageValues, R>, q: LeavePageQuery, rows: number, plan: LeavePagePlan) =>
-    firstRows(await ctx.replica.rows(query(rows), pageValues(q, plan)), rows);
+  const pageRows = async <R>(
+    query: (rows: number) => QueryDefinition<LeavePageValues, R>,
+    q: LeavePageQuery,
+    rows: number,
+    plan: LeavePagePlan,
+    selection?: EmployeeSelection,
+  ) => firstRows(await ctx.replica.rows(query(rows), pageValues(q, plan, selection)), rows);
 
   const plans = new RecentPlans(REMEMBERED_PLANS);
 
@@ -106,10 +120,11 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     query: (rows: number) => QueryDefinition<LeavePageValues, R>,
     q: LeavePageQuery,
     rows: number,
+    selection?: EmployeeSelection,
   ): Promise<{ row: R; type: LeaveTypeRow }[]> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 1; ; attempt++) {
-      const read = await pageRows(query, q, rows, plan);
+      const read = await pageRows(query, q, rows, plan, selection);
       const context = await ctx.replica.rows(leaveContextQuery, { organisationId: q.organisationId });
       const needed = planOfContext(context, context[0]?.class_spans ?? null, context[0]?.someone_deleted ?? false);
       plans.set(q.organisationId, needed);
@@ -190,17 +205,21 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
 
   const readText = ctx.caps.leavePageInOneRow ? textInOneRow : textByRows;
 
+  /** The page's bookings, of the selected employees' when `selection` is given. */
+  const listOverlappingLeave = (asked: LeavePageQuery, selection?: EmployeeSelection) =>
+    ctx.guard(async (): Promise<LeaveBookingRecord[]> => {
+      const q = await storedQuery(asked);
+      const bookings = (await byRows(leavePageQuery, q, q.limit, selection)).map(({ row, type }) => toLeaveBooking(row, type));
+      const shown = await stamps.shownAll(
+        q.organisationId,
+        bookings.map((b) => b.updated_at),
+      );
+      return bookings.map((b) => ({ ...b, updated_at: shown(b.updated_at) }));
+    });
+
   return {
-    listOverlappingLeave: (asked) =>
-      ctx.guard(async (): Promise<LeaveBookingRecord[]> => {
-        const q = await storedQuery(asked);
-        const bookings = (await byRows(leavePageQuery, q, q.limit)).map(({ row, type }) => toLeaveBooking(row, type));
-        const shown = await stamps.shownAll(
-          q.organisationId,
-          bookings.map((b) => b.updated_at),
-        );
-        return bookings.map((b) => ({ ...b, updated_at: shown(b.updated_at) }));
-      }),
+    listOverlappingLeave: (asked) => listOverlappingLeave(asked),
+    restrictedLeave: (asked, selection) => listOverlappingLeave(asked, selection),
 
     leaveText: async (asked) => ctx.guard(async () => readText(await storedQuery(asked))),
   };

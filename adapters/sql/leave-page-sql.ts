@@ -8,6 +8,7 @@ import { NO_SPANS, SPAN_CLASS_COUNT, type ClassSpans, type SpanClassArm } from "
 import type { SqlCapabilities } from "./capabilities.ts";
 import { defineQuery, type QueryDefinition, type Slots } from "./compiled-queries.ts";
 import { spanClassExpression } from "./leave-span-classes.ts";
+import { isSelected, type SelectionValues } from "./selected-employees.ts";
 import { joinedRows } from "./one-row-pages.ts";
 import type { LeaveTypeRow } from "./row-mapping.ts";
 import { perRowCount } from "./row-counts.ts";
@@ -38,7 +39,7 @@ const LEAVE_TEXT_COLUMNS = ["b.id as id", "b.employee_id", "b.leave_type_id", "b
 export const LEAVE_TEXT_NAMES = ["id", "employee_id", "leave_type_id", "start_date", "updated_at", "rendered"] as const;
 
 /** The values of a leave page; which are bound decides the query (compiled-queries.ts). */
-export interface LeavePageValues {
+export interface LeavePageValues extends SelectionValues {
   organisationId: string;
   from: string;
   to: string;
@@ -49,6 +50,14 @@ export interface LeavePageValues {
   annualCategory: string | undefined;
   /** The organisation, bound only when it has deleted employees: then each arm leaves their bookings out. */
   deletedEmployeesOf: string | undefined;
+  /**
+   * The organisation, bound only for a restricted client (restricted-queries.ts): then each
+   * arm keeps the bookings of its selected employees, whose department and calendar are in
+   * the JSON arrays `selectedDepartments` and `selectedCalendars` where each is bound.
+   */
+  selectedOf: string | undefined;
+  /** In place of `updatedSince` for a restricted client: a booking changed since, or whose employee did. */
+  changedWithEmployeeSince: number | undefined;
   /** Each span class's arm (SpanClassArm), by class: its start, and its cursor id past a cursor. */
   [start: `start${number}`]: string | undefined;
   [afterId: `afterId${number}`]: string | undefined;
@@ -117,6 +126,20 @@ function leavePage<C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(
     if (deletedEmployeesOf) {
       bookings = bookings.where("b.employee_id", "not in", (eb) =>
         eb.selectFrom("employees as gone").select("gone.id").where("gone.organisation_id", "=", deletedEmployeesOf).where("gone.deleted_at", "is not", null),
+      );
+    }
+    if (s.selectedOf) bookings = bookings.where(isSelected(db, caps, s.selectedOf, "b.employee_id", s));
+    const { changedWithEmployeeSince: since, selectedOf } = s;
+    if (since && selectedOf) {
+      bookings = bookings.where((eb) =>
+        eb.or([
+          eb("b.updated_at", ">=", since),
+          eb(
+            "b.employee_id",
+            "in",
+            eb.selectFrom("employees as moved").select("moved.id").where("moved.organisation_id", "=", selectedOf).where("moved.updated_at", ">=", since),
+          ),
+        ]),
       );
     }
     let query = bookings

@@ -328,6 +328,36 @@ const ACCESS_VIEWS: Record<Dialect, readonly string[]> = {
   ],
 };
 
+// Restricted credentials (docs/api.md, "Restricted credentials"): a client's restriction in
+// a table of its own, read with the client and with each token's grant by primary key.
+// A client that never had one has no row; one whose restriction was cleared keeps a row
+// with no list, whose set_at still makes its older syncs answer 410. On SQLite it lives in
+// the data file beside api_clients.
+const CLIENT_RESTRICTIONS: readonly string[] = [
+  `create table "client_restrictions" ("client_id" text primary key, "departments" text, "calendars" text, "fields" text, "set_at" bigint not null)`,
+];
+
+// A restricted client's deletions feed (docs/api.md, "Restricted credentials"): each time a
+// record stops being listed with a department and calendar (deleted, hidden, or its
+// employee moved), a row with those and the instant, so that the feed names exactly the
+// records that left a client's selection, and never one the client could not have seen.
+// Read by organisation, resource and instant; swept with the tombstones.
+const SELECTION_EXITS: readonly string[] = [
+  `create table "selection_exits" ("organisation_id" text not null, "resource" text not null, "id" text not null,
+    "department" text, "holiday_calendar" text, "until" bigint not null)`,
+  `create index "selection_exits_page" on "selection_exits" ("organisation_id", "resource", "until", "id")`,
+];
+
+// A restricted client's pages test each row they scan (a booking's employee, or the
+// employee) for being in its selection (selected-employees.ts): one seek in this index by
+// (organisation, id) finds the employee's department and calendar, with no table row read
+// (deleted_at in it too, always null there: SQLite counts an index as covering only when it
+// holds every column the query names).
+const EMPLOYEE_SELECTION: readonly string[] = [
+  `create index "employees_selection" on "employees" ("organisation_id", "id", "department", "holiday_calendar", "deleted_at")
+    where "deleted_at" is null`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -343,5 +373,8 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
     "0013_access_views": { up: run(ACCESS_VIEWS[caps.dialect]) },
+    "0014_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
+    "0015_selection_exits": { up: run(SELECTION_EXITS) },
+    "0016_employee_selection": { up: run(EMPLOYEE_SELECTION) },
   };
 }

@@ -6,7 +6,9 @@
 import { sql, type Kysely } from "kysely";
 import { employeeText, listTextOf } from "./record-bodies.ts";
 import type { ClosureDayRecord, EmployeeRecord } from "../../lib/records.ts";
-import type { EmployeePageQuery, ImportedPublicHoliday, ListText, Store } from "../../lib/store.ts";
+import type { EmployeePageQuery, ImportedPublicHoliday, ListText, RestrictedReads, Store } from "../../lib/store.ts";
+import type { EmployeeSelection } from "../../lib/restriction.ts";
+import { isSelected, selectionValues, type SelectionValues } from "./selected-employees.ts";
 import { defineQuery } from "./compiled-queries.ts";
 import { observedCalendarsQuery } from "./observed-calendars.ts";
 import { firstRows, perRowCount } from "./row-counts.ts";
@@ -14,8 +16,10 @@ import { CLOSURE_DAY_COLUMNS, EMPLOYEE_COLUMNS, instant, toClosureDay, toEmploye
 import type { SqlContext } from "./sql-context.ts";
 import type { EmployeesTable, Tables } from "./tables.ts";
 
-interface EmployeePageValues {
+interface EmployeePageValues extends SelectionValues {
   organisationId: string;
+  /** The organisation, bound only for a restricted client: then only its selected employees (selected-employees.ts). */
+  selectedOf: string | undefined;
   status: string | undefined;
   updatedSince: number | undefined;
   afterUpdatedAt: number | undefined;
@@ -27,8 +31,9 @@ interface EmployeePageValues {
  * one scan of the page index (migration 0006), which covers it as text.
  */
 const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(columns: C, rowCount: number) =>
-  defineQuery<EmployeePageValues>()((s, db) => {
+  defineQuery<EmployeePageValues>()((s, db, caps) => {
     let query = db.selectFrom("employees").select(columns).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
+    if (s.selectedOf) query = query.where(isSelected(db, caps, s.selectedOf, "employees.id", s));
     if (s.status) query = query.where("status", "=", s.status);
     if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
     const { afterUpdatedAt, afterId } = s;
@@ -95,10 +100,12 @@ export function readQueries(ctx: SqlContext): Pick<
   "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"
 > & {
   employeesText: (q: EmployeePageQuery) => Promise<ListText | null>;
+  /** A restricted client's page (restricted-queries.ts): the same scan, of the selected employees. */
+  restrictedEmployees: RestrictedReads["listEmployees"];
 } {
   const { stamps } = ctx;
   /** The query's instants (shown ones: a sync's `updated_since`, a cursor's position) as the stamps stored (published-stamps.ts). */
-  const pageValues = async (q: EmployeePageQuery): Promise<EmployeePageValues> => {
+  const pageValues = async (q: EmployeePageQuery, selection?: EmployeeSelection): Promise<EmployeePageValues> => {
     const org = q.organisationId;
     const after = q.after && { updatedAt: await stamps.storedOf(org, q.after.updatedAt), id: q.after.id };
     // A position at or after `updated_since` implies it (the stored bound is never later),
@@ -106,11 +113,20 @@ export function readQueries(ctx: SqlContext): Pick<
     const impliedByCursor = after !== undefined && q.filters.updated_since !== undefined && after.updatedAt >= q.filters.updated_since;
     const { status, updated_since } = q.filters;
     const since = updated_since === undefined || impliedByCursor ? undefined : await stamps.storedSince(org, updated_since);
-    return { organisationId: org, status, updatedSince: sinceNotImpliedByCursor(since, after), afterUpdatedAt: after?.updatedAt, afterId: after?.id };
+    return {
+      organisationId: org,
+      status,
+      updatedSince: sinceNotImpliedByCursor(since, after),
+      afterUpdatedAt: after?.updatedAt,
+      afterId: after?.id,
+      selectedOf: selection ? org : undefined,
+      ...selectionValues(selection),
+    };
   };
-  const listEmployees = (q: EmployeePageQuery) =>
+  /** The page's employees, of those `selection` selects when given (a restricted client's). */
+  const listEmployees = (q: EmployeePageQuery, selection?: EmployeeSelection) =>
     ctx.guard(async (): Promise<EmployeeRecord[]> => {
-      const employees = firstRows(await ctx.replica.rows(employeePageQuery(q.limit), await pageValues(q)), q.limit).map(toEmployee);
+      const employees = firstRows(await ctx.replica.rows(employeePageQuery(q.limit), await pageValues(q, selection)), q.limit).map(toEmployee);
       const shown = await stamps.shownAll(
         q.organisationId,
         employees.map((e) => e.updated_at),
@@ -118,7 +134,8 @@ export function readQueries(ctx: SqlContext): Pick<
       return employees.map((e) => ({ ...e, updated_at: shown(e.updated_at) }));
     });
   return {
-    listEmployees,
+    listEmployees: (q) => listEmployees(q),
+    restrictedEmployees: listEmployees,
 
     /** The page and one row more, which says whether the list goes on; null when an employee has no body (render-bodies.ts). */
     employeesText: (q) =>

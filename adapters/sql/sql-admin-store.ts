@@ -15,6 +15,7 @@ import { bodiesAreCurrent, renderBodies } from "./render-bodies.ts";
 import { employeeForErasure, scrubDeleted } from "./erasure.ts";
 import { runImport } from "./import-transaction.ts";
 import { createSqlStore } from "./sql-store.ts";
+import { withRestrictions, writeRestriction } from "./client-restrictions.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 
@@ -221,6 +222,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("leave_class_spans").where("organisation_id", "=", id).execute();
           // Tombstones of the deletions feed: nobody can ask for the organisation's feed any more.
           await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("selection_exits").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
@@ -237,6 +239,15 @@ function adminQueries(ctx: SqlContext): AdminStore {
                 clients.map((c) => c.client_id),
               )
               .execute();
+          if (clients.length > 0)
+            await trx
+              .deleteFrom("client_restrictions")
+              .where(
+                "client_id",
+                "in",
+                clients.map((c) => c.client_id),
+              )
+              .execute();
           await trx.deleteFrom("api_clients").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("organisations").where("id", "=", id).execute();
           return contents;
@@ -247,20 +258,34 @@ function adminQueries(ctx: SqlContext): AdminStore {
       }),
 
     createClient: (client: NewClient) =>
-      ctx.guard(async () => {
-        await db
-          .insertInto("api_clients")
-          .values({
-            client_id: client.client_id,
-            organisation_id: client.organisation_id,
-            name: client.name,
-            secret_digest: client.secret_digest,
-            scopes: client.scopes.join(" "),
-            created_at: client.created_at,
-            revoked_at: client.revoked_at,
-          })
-          .execute();
-      }),
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto("api_clients")
+            .values({
+              client_id: client.client_id,
+              organisation_id: client.organisation_id,
+              name: client.name,
+              secret_digest: client.secret_digest,
+              scopes: client.scopes.join(" "),
+              created_at: client.created_at,
+              revoked_at: client.revoked_at,
+            })
+            .execute();
+          if (client.restriction) await writeRestriction(trx, client.client_id, client.restriction);
+        }),
+      ),
+
+    restrictClient: (clientId, restriction) =>
+      ctx.guard(() =>
+        db.transaction().execute(async (trx) => {
+          const row = await trx.selectFrom("api_clients").select(CLIENT_COLUMNS).where("client_id", "=", clientId).executeTakeFirst();
+          if (!row) return null;
+          await writeRestriction(trx, clientId, restriction);
+          const client = toClient(row);
+          return restriction ? { ...client, restriction } : client;
+        }),
+      ),
 
     listClients: (organisationId) =>
       ctx.guard(async () => {
@@ -271,13 +296,13 @@ function adminQueries(ctx: SqlContext): AdminStore {
           .orderBy("created_at")
           .orderBy("client_id")
           .execute();
-        return rows.map(toClient);
+        return withRestrictions(db, rows.map(toClient));
       }),
 
     listAllClients: () =>
       ctx.guard(async () => {
         const rows = await db.selectFrom("api_clients_now").select(CLIENT_COLUMNS).orderBy("created_at").orderBy("client_id").execute();
-        return rows.map(toClient);
+        return withRestrictions(db, rows.map(toClient));
       }),
 
     rotateClientSecret: (clientId, secretDigest, previousExpiresAt) =>

@@ -130,7 +130,11 @@ export class SqlImportWriter implements ImportWriter {
     const now = await this.stampFor(organisationId, asked);
     // A deleted employee is gone from the table (deleteEmployees), so one imported again is
     // new; its tombstone goes in `finish`.
-    const { counts } = await this.changedRows.write("employees", organisationId, rows, now, this.columns.employees);
+    // A changed department or calendar takes the employee and their bookings out of some selections (`exitsOfChanged`).
+    const deletions = new DeletionWrites(this.conn, organisationId);
+    const { counts } = await this.changedRows.write("employees", organisationId, rows, now, this.columns.employees, (changed) =>
+      deletions.exitsOfChanged("employees", changed, now),
+    );
     return counts;
   }
 
@@ -241,10 +245,13 @@ export class SqlImportWriter implements ImportWriter {
     const deletions = new DeletionWrites(this.conn, organisationId);
     let mayHide: Promise<boolean> | undefined;
     return async (changed: string[], revived: string[]) => {
+      // A booking moved to another employee, or hidden, leaves the selections it was in.
+      const exits = await deletions.exitsOfChanged("leave-requests", changed, now);
       mayHide ??= deletions.bookingsMayBeHidden();
-      if (!(await mayHide)) return () => deletions.shownBookings(revived);
+      if (!(await mayHide)) return () => exits().then(() => deletions.shownBookings(revived));
       const before = await deletions.listedAmong(changed);
       return async () => {
+        await exits();
         const after = await deletions.listedAmong(changed);
         await deletions.hiddenBookings(
           changed.filter((id) => before.has(id) && !after.has(id)),

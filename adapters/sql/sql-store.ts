@@ -10,12 +10,13 @@ import { deletionSweep } from "./deletion-sweep.ts";
 import { leavePageQueries } from "./leave-page-queries.ts";
 import { rateLimitQueries } from "./rate-limit-queries.ts";
 import { readQueries } from "./read-queries.ts";
+import { restrictedQueries } from "./restricted-queries.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { tokenQueries } from "./token-queries.ts";
 
 export function createSqlStore(ctx: SqlContext): Store {
-  const { employeesText, ...reads } = readQueries(ctx);
-  const { leaveText, ...leave } = leavePageQueries(ctx);
+  const { employeesText, restrictedEmployees, ...reads } = readQueries(ctx);
+  const { leaveText, restrictedLeave, ...leave } = leavePageQueries(ctx);
   return {
     ...cursorKey(ctx),
     ...tokenQueries(ctx),
@@ -26,6 +27,7 @@ export function createSqlStore(ctx: SqlContext): Store {
     listText: (q) => (q.list === "employees" ? employeesText(q.query) : leaveText(q.query)),
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
+    restricted: { ...restrictedQueries(ctx), listEmployees: restrictedEmployees, listOverlappingLeave: restrictedLeave },
     /**
      * Both connections must answer: a dead replica fails the data endpoints as surely as a
      * dead primary. And a SQLite tokens file must be the one opened and take a write (a

@@ -192,6 +192,28 @@ export interface RunningWritersTable {
   started_at: Instant;
 }
 
+/** A credential's restriction (client-restrictions.ts), added by 0014: lists as JSON text, null where it does not restrict. */
+export interface ClientRestrictionsTable {
+  client_id: string;
+  departments: string | null;
+  calendars: string | null;
+  fields: string | null;
+  set_at: Instant;
+}
+
+/**
+ * That a record stopped being listed with its employee's department and calendar (deletion-writes.ts, `exitsOf`),
+ * added by 0015: what a restricted client's deletions feed reads.
+ */
+export interface SelectionExitsTable {
+  organisation_id: string;
+  resource: string;
+  id: string;
+  department: string | null;
+  holiday_calendar: string | null;
+  until: Instant;
+}
+
 export interface Tables {
   running_writers: RunningWritersTable;
   organisations_now: OrganisationsNowView;
@@ -212,4 +234,6 @@ export interface Tables {
   deletions: DeletionsTable;
   publications: PublicationsTable;
   client_usage: ClientUsageTable;
+  client_restrictions: ClientRestrictionsTable;
+  selection_exits: SelectionExitsTable;
 }

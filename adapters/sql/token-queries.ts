@@ -9,7 +9,15 @@ import type { AccessTokenGrant, ClientCredentials, Store } from "../../lib/store
 import { defineQuery, rawQuery } from "./compiled-queries.ts";
 import { bool, instant, scopeList } from "./row-mapping.ts";
 import { takeSlot } from "./rate-limit-queries.ts";
+import type { CredentialRestriction } from "../../lib/restriction.ts";
+import { restrictionOfRow } from "./client-restrictions.ts";
 import type { SqlContext } from "./sql-context.ts";
+
+/** `{ restriction }` when the row's client has one, else nothing: the shape of an unrestricted client. */
+function restrictionOf(row: Parameters<typeof restrictionOfRow>[0]): { restriction?: CredentialRestriction } {
+  const restriction = restrictionOfRow(row);
+  return restriction ? { restriction } : {};
+}
 
 /** Expired tokens are swept after every this many issued, rather than on every issue. */
 const SWEEP_EVERY = 256;
@@ -18,6 +26,7 @@ const findClientQuery = defineQuery<{ clientId: string }>()((s, db) =>
   db
     .selectFrom("api_clients_now as c")
     .innerJoin("organisations_now as o", "o.id", "c.organisation_id")
+    .leftJoin("client_restrictions as r", "r.client_id", "c.client_id")
     .select([
       "c.client_id",
       "c.organisation_id",
@@ -29,6 +38,10 @@ const findClientQuery = defineQuery<{ clientId: string }>()((s, db) =>
       "c.previous_secret_digest",
       "c.previous_secret_expires_at",
       "o.api_enabled",
+      "r.departments",
+      "r.calendars",
+      "r.fields",
+      "r.set_at",
     ])
     .where("c.client_id", "=", s.clientId),
 );
@@ -67,7 +80,19 @@ const findTokenQuery = defineQuery<{ digest: string }>()((s, db) =>
     .selectFrom("access_tokens as t")
     .innerJoin("api_clients_now as c", "c.client_id", "t.client_id")
     .innerJoin("organisations_now as o", "o.id", "t.organisation_id")
-    .select(["t.organisation_id", "t.client_id", "t.scopes", "t.expires_at", "c.revoked_at", "o.api_enabled"])
+    .leftJoin("client_restrictions as r", "r.client_id", "t.client_id")
+    .select([
+      "t.organisation_id",
+      "t.client_id",
+      "t.scopes",
+      "t.expires_at",
+      "c.revoked_at",
+      "o.api_enabled",
+      "r.departments",
+      "r.calendars",
+      "r.fields",
+      "r.set_at",
+    ])
     .where("t.digest", "=", s.digest),
 );
 
@@ -134,6 +159,7 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
           ...(row.previous_secret_digest !== null && row.previous_secret_expires_at !== null
             ? { previous_secret: { digest: row.previous_secret_digest, expires_at: instant(row.previous_secret_expires_at) } }
             : {}),
+          ...restrictionOf(row),
         };
       }),
 
@@ -161,6 +187,7 @@ export function tokenQueries(ctx: SqlContext): Pick<Store, "findClient" | "saveT
           client_id: row.client_id,
           scopes: scopeList(row.scopes),
           expires_at: instant(row.expires_at),
+          ...restrictionOf(row),
         };
       }),
   };

@@ -4,6 +4,7 @@
  * from the generator's JSONL files, with API access on, one set of credentials each for
  * data requests and, for the large one, many more for token requests.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openPostgresStore } from "../../adapters/postgres.ts";
 import { openSqliteStore } from "../../adapters/bun/sqlite.ts";
@@ -106,3 +107,25 @@ export async function buildDataset(target: DatabaseTarget, files: { big: Generat
 }
 
 export const dataDir = (root: string) => join(root, "data");
+
+/**
+ * The SQLite database of a benchmark's directory and what it holds: generated and imported
+ * the first time (`writeFiles`, `buildDataset`), kept in `dir` for the next run.
+ */
+export async function sqliteDatasetIn(dir: string, size: DatasetSize): Promise<{ target: DatabaseTarget; data: Dataset }> {
+  const target = sqliteTarget(join(dir, "bench.sqlite"));
+  const datasetFile = join(dir, "dataset.json");
+  if (existsSync(datasetFile)) return { target, data: (await Bun.file(datasetFile).json()) as Dataset };
+  const data = await buildDataset(target, await writeFiles(dataDir(dir), size), size);
+  await Bun.write(datasetFile, JSON.stringify(data));
+  return { target, data };
+}
+
+/** The files `sqliteDatasetIn` generated in `dir`, to load them into another database. */
+export function generatedFilesIn(dir: string): { big: GeneratedFiles; small: GeneratedFiles } {
+  const file = (name: string) => join(dataDir(dir), name);
+  return {
+    big: { employees: file("big-employees.jsonl"), leave: file("big-leave.jsonl") },
+    small: { employees: file("small-employees.jsonl"), leave: file("small-leave.jsonl") },
+  };
+}

@@ -3,16 +3,20 @@ import { digestSecret, mintClient, mintClientSecret, TOKEN_LIFETIME_SECONDS } fr
 import { formatInstant } from "../../lib/dates.ts";
 import { ALL_SCOPES, parseScopeList } from "../../lib/scopes.ts";
 import { TOKEN_GRANT_TTL_MS } from "../../lib/token-grant-cache.ts";
-import type { ApiClient } from "../../lib/store.ts";
+import type { ApiClient, Store } from "../../lib/store.ts";
+import type { AdminStore } from "../../lib/admin-store.ts";
+import { clearedRestriction, describeRestriction, parseRestriction, restrictionJson, type CredentialRestriction } from "../../lib/restriction.ts";
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
 import { organisationNamed, withMigratedStore } from "../open-store.ts";
 import { clientsLastUsed } from "../../adapters/sql/sql-admin-store.ts";
 
 const USAGES = {
-  create: 'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL]',
+  create:
+    'leaveapi credentials create --org ORG_ID [--scopes "employees:read leave:read"] [--name LABEL] [--departments D1,D2] [--calendars C1,C2] [--fields F1,F2]',
   list: "leaveapi credentials list [--org ORG_ID] [--unused-days N]",
   revoke: "leaveapi credentials revoke CLIENT_ID",
   rotate: "leaveapi credentials rotate CLIENT_ID [--grace SECONDS]",
+  restrict: "leaveapi credentials restrict CLIENT_ID [--departments D1,D2] [--calendars C1,C2] [--fields F1,F2] | --clear",
 } as const;
 const USAGE = Object.values(USAGES).join(" | ");
 
@@ -27,6 +31,7 @@ export function clientJson(c: ApiClient) {
     scopes: c.scopes,
     created_at: formatInstant(c.created_at),
     revoked_at: c.revoked_at === null ? null : formatInstant(c.revoked_at),
+    restriction: restrictionJson(c.restriction),
   };
 }
 
@@ -39,7 +44,13 @@ const secretLines = (clientId: string, secret: string, scopes: readonly string[]
 ];
 
 async function create(ctx: CommandContext, args: string[]) {
-  const { values } = parseCommandArgs(args, { org: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } }, USAGES.create);
+  const { values } = parseCommandArgs(
+    args,
+    { org: { type: "string" }, scopes: { type: "string" }, name: { type: "string" }, ...RESTRICTION_FLAGS },
+    USAGES.create,
+  );
+  // In force from the start: no sync was ever made under anything else (set_at 0).
+  const restriction = restrictionGiven(values, 0, USAGES.create);
   const given = requireValue(values.org, "--org", USAGES.create);
   let scopes = [...ALL_SCOPES] as (typeof ALL_SCOPES)[number][];
   if (values.scopes !== undefined) {
@@ -51,11 +62,14 @@ async function create(ctx: CommandContext, args: string[]) {
   }
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
-    const { client, secret } = mintClient(org.id, scopes, values.name?.trim() || null, Date.now());
+    const { client: minted, secret } = mintClient(org.id, scopes, values.name?.trim() || null, Date.now());
+    if (restriction) checkRestrictable(store);
+    const client = restriction ? { ...minted, restriction } : minted;
     await store.createClient(client);
     report(ctx, { ...clientJson(client), client_secret: secret }, () =>
       [
         ...secretLines(client.client_id, secret, client.scopes),
+        ...(restriction ? [describeRestriction(restriction)] : []),
         ...(org.api_enabled ? [] : [`API access for ${org.name} is off: leaveapi org enable-api ${org.id}`]),
       ].join("\n"),
     );
@@ -90,7 +104,8 @@ async function list(ctx: CommandContext, args: string[]) {
               .map((c) => {
                 const owner = org ? "" : `  ${names.get(c.organisation_id) ?? c.organisation_id}`;
                 const use = `created ${day(c.created_at)}, last used ${day(lastUseOf(c))}`;
-                return `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}${owner}  ${c.scopes.join(" ")}  ${use}${c.name ? `  ${c.name}` : ""}`;
+                const limits = c.restriction ? `  ${describeRestriction(c.restriction)}` : "";
+                return `${c.client_id}  ${c.revoked_at === null ? "live   " : "revoked"}${owner}  ${c.scopes.join(" ")}  ${use}${c.name ? `  ${c.name}` : ""}${limits}`;
               })
               .join("\n"),
     );
@@ -144,12 +159,63 @@ async function rotate(ctx: CommandContext, args: string[]) {
   });
 }
 
+const RESTRICTION_FLAGS = { departments: { type: "string" }, calendars: { type: "string" }, fields: { type: "string" } } as const;
+
+/** The restriction the flags state, or undefined when none is given; bad lists are usage errors naming the flag. */
+function restrictionGiven(
+  values: { departments?: string; calendars?: string; fields?: string },
+  now: number,
+  usage: string,
+): CredentialRestriction | undefined {
+  if (values.departments === undefined && values.calendars === undefined && values.fields === undefined) return undefined;
+  try {
+    return parseRestriction(values, now);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nusage: ${usage}`);
+  }
+}
+
+/** A store that cannot follow a restriction (a host's, without `Store.restricted`) never gets one set. */
+function checkRestrictable(
+  store: Partial<Pick<Store, "restricted">> & Partial<Pick<AdminStore, "restrictClient">>,
+): asserts store is { restrictClient: NonNullable<AdminStore["restrictClient"]> } {
+  if (!store.restricted || !store.restrictClient) {
+    throw new CommandError("this store cannot follow a credential restriction (it has no restricted reads, Store.restricted); credentials were not changed");
+  }
+}
+
+async function restrict(ctx: CommandContext, args: string[]) {
+  const { values, positionals } = parseCommandArgs(args, { ...RESTRICTION_FLAGS, clear: { type: "boolean" } }, USAGES.restrict, 1);
+  const clientId = requireValue(positionals[0], "CLIENT_ID", USAGES.restrict);
+  const now = Date.now();
+  const given = restrictionGiven(values, now, USAGES.restrict);
+  if (values.clear && given) throw new UsageError(`--clear takes no --departments, --calendars or --fields\nusage: ${USAGES.restrict}`);
+  if (!values.clear && !given) throw new UsageError(`give --departments, --calendars or --fields, or --clear\nusage: ${USAGES.restrict}`);
+  // Cleared, the row stays with no list: its instant still makes older syncs start afresh.
+  const restriction = given ?? clearedRestriction(now);
+  await withMigratedStore(ctx, async (store) => {
+    checkRestrictable(store);
+    const client = await store.restrictClient(clientId, restriction);
+    if (!client) throw new CommandError(`no credentials with client id ${clientId}`);
+    report(ctx, clientJson(client), () =>
+      [
+        `${client.client_id}: ${values.clear ? "restriction cleared: it reads the whole organisation" : describeRestriction(restriction)}`,
+        `Its tokens follow within ${TOKEN_GRANT_TTL_MS / 1000} s; its syncs from before now answer 410 sync_expired, and it reads afresh.`,
+      ].join("\n"),
+    );
+  });
+}
+
 const SUBCOMMAND_HELP: Record<keyof typeof USAGES, string> = {
   create: `usage: ${USAGES.create}
 
 Mints a client id and secret for the organisation, with every scope unless --scopes names
 fewer (employees:read, holidays:read, leave:read). --name is a label for your records.
-The secret is shown once: only its SHA-256 digest is stored.`,
+The secret is shown once: only its SHA-256 digest is stored. --departments and
+--calendars (comma-separated) limit the credentials to the employees whose department
+and holiday calendar are in the lists (both, where both are given), and their leave and
+holidays; --fields limits the employee fields they read (id and updated_at always; the
+rest is null). docs/api.md, "Restricted credentials".`,
   list: `usage: ${USAGES.list}
 
 Lists credentials, live and revoked, never their secrets: the organisation's with --org,
@@ -162,6 +228,12 @@ calling, to revoke. --json adds last_used_at (null: never).`,
 Stops the credentials obtaining tokens at once, and their live tokens within
 ${TOKEN_GRANT_TTL_MS / 1000} s on a running server (docs/api.md, "Using a token").
 Already revoked: says so, exit 0.`,
+  restrict: `usage: ${USAGES.restrict}
+
+Sets the credentials' restriction (as create's --departments, --calendars, --fields: the
+flags given replace the whole restriction), or --clear removes it. Live tokens follow
+within ${TOKEN_GRANT_TTL_MS / 1000} s; the client's syncs and cursors from before answer 410 sync_expired
+and 400, so it reads afresh under the new restriction.`,
   rotate: `usage: ${USAGES.rotate}
 
 Gives the credentials a new secret, shown once; the client id and scopes stay. The old
@@ -182,6 +254,8 @@ export const credentialsCommand: Command = {
       stop the credentials obtaining tokens at once, and their live tokens within ${TOKEN_GRANT_TTL_MS / 1000} s
   ${USAGES.rotate}
       a new secret for the same client id; the old one works for the grace period (default 0)
+  ${USAGES.restrict}
+      limit the credentials to some departments, calendars and employee fields, or --clear
 
 'leaveapi credentials SUBCOMMAND --help' for one subcommand's help.`,
   subcommandHelp: SUBCOMMAND_HELP,
@@ -196,6 +270,8 @@ export const credentialsCommand: Command = {
         return revoke(ctx, rest);
       case "rotate":
         return rotate(ctx, rest);
+      case "restrict":
+        return restrict(ctx, rest);
       default:
         throw new UsageError(`${sub === undefined ? "missing" : "unknown"} credentials subcommand${sub ? ` '${sub}'` : ""}\nusage: ${USAGE}`);
     }
