@@ -8,10 +8,11 @@
 import { beforeAll, expect, test } from "bun:test";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { bunSqlDialect, dateText } from "../adapters/bun/postgres-driver.ts";
+import { bunSqlDialect, dateText, RECONNECT_WAIT_MS, textParameter } from "../adapters/bun/postgres-driver.ts";
 import { isPostgresUnavailable, openPostgresStore } from "../adapters/postgres.ts";
 import { HOT_SQL_PREFIX } from "../adapters/sql/compiled-queries.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
+import { startTcpProxy } from "./tcp-proxy.ts";
 
 const newDatabase = scratchDatabases("bun driver", async () => {
   await Promise.all([bun?.destroy(), node?.destroy()]);
@@ -122,4 +123,65 @@ test("the driver is chosen by name, the runtime's by default; an unknown one is 
   expect(() => openPostgresStore({ connectionString: url, driver: "postgres.js" as never })).toThrow(
     `The Postgres driver must be "bun" or "pg"; got 'postgres.js'.`,
   );
+});
+
+test("a link cut (a proxy that accepts and closes) is answered promptly, as pg's failed connect is, and the pool recovers by itself", async () => {
+  const target = new URL(url);
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(url);
+  viaProxy.port = String(proxy.port);
+  // A connection timeout far above what a prompt answer takes.
+  const db = bunAt(viaProxy.toString(), 10_000, 8000);
+  try {
+    expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const error = await sql`select 1`.execute(db).catch((e: unknown) => e);
+      expect(isPostgresUnavailable(error)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(RECONNECT_WAIT_MS + 1000);
+    }
+    proxy.restore();
+    expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    // In a transaction too: the reserved connection is refused as promptly.
+    proxy.cut();
+    await sql`select 1`.execute(db).catch(() => {});
+    const started = Date.now();
+    const error = await db
+      .transaction()
+      .execute((trx) => sql`select 1`.execute(trx))
+      .catch((e: unknown) => e);
+    expect(isPostgresUnavailable(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(RECONNECT_WAIT_MS + 1000);
+  } finally {
+    proxy.restore();
+    await db.destroy();
+    await proxy.close();
+  }
+});
+
+test("parameters go as pg sends them, text of no stated type: one prepared statement serves small and large numbers, booleans and nulls alike", async () => {
+  expect([5, 1.5, 12n, true, null, undefined, "x"].map(textParameter)).toEqual(["5", "1.5", "12", "true", null, null, "x"]);
+  const prepared = await bun.transaction().execute(async (trx) => {
+    for (const [id, at, flag] of [
+      ["n1", 5, true],
+      ["n2", 1795879891806, null],
+      ["n3", null, false],
+      ["n4", 2 ** 31, true],
+    ] as const) {
+      await trx.executeQuery(CompiledQuery.raw("insert into t (id, at, flag) values ($1, $2, $3)", [id, at, flag]));
+    }
+    const { rows } = await sql<{ n: number }>`select count(*) as n from pg_prepared_statements where statement like 'insert into t (id, at, flag)%'`.execute(
+      trx,
+    );
+    return rows[0]!.n;
+  });
+  expect(prepared).toBe(1);
+  const rows = await sql<{ id: string; at: number | null; flag: boolean | null }>`select id, at, flag from t where id like 'n%' order by id`.execute(node);
+  expect(rows.rows).toEqual([
+    { id: "n1", at: 5, flag: true },
+    { id: "n2", at: 1795879891806, flag: null },
+    { id: "n3", at: null, flag: false },
+    { id: "n4", at: 2 ** 31, flag: true },
+  ]);
 });

@@ -6,8 +6,17 @@
  *   number (Bun.SQL makes a string of it), the rest as both drivers give it;
  * - a server's error carries its SQLSTATE in `code`, as pg's does (Bun.SQL puts it in
  *   `errno`, and `ERR_POSTGRES_SERVER_ERROR` in `code`);
+ * - parameters go as text of no stated type, as pg sends them, so the server types each
+ *   by where it stands. Bun.SQL would state int4, int8 or float8 for a number by its
+ *   value: a statement first prepared with a small number in a bigint column is then
+ *   prepared again for a large one, and an import's batches, each with other values,
+ *   were nearly all prepared anew, each waiting a round trip for it (bench/RESULTS.md);
  * - a statement with no answer a second past the statement timeout is given up with
- *   pg's "Query read timeout", so a link that goes silent cannot hang a request.
+ *   pg's "Query read timeout", so a link that goes silent cannot hang a request;
+ * - once the database was found unreachable, a statement that finds no connection within
+ *   RECONNECT_WAIT_MS fails at once, as pg's does when its connect fails. Bun.SQL would
+ *   retry a connection that is accepted and then closed (a proxy or load balancer with no
+ *   database behind it) until its connection timeout, 5 s, for every request.
  *
  * Bun.SQL pools its connections, and a statement with parameters is a named prepared
  * statement on each (planned once, as pg's fast path does for the hot ones only). Kysely
@@ -90,6 +99,24 @@ export function pgShapedError(error: unknown): unknown {
   return error;
 }
 
+/** A parameter as pg sends it: text (or null, or bytes), whose type the server infers from where it stands. */
+export function textParameter(value: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+    case "bigint":
+    case "boolean":
+      return String(value);
+    case "undefined":
+      return null;
+    default:
+      if (value === null || value instanceof Uint8Array) return value;
+      if (value instanceof Date) return value.toISOString();
+      return JSON.stringify(value);
+  }
+}
+
 /** A DATE as Postgres writes it (ISO DateStyle): `YYYY-MM-DD`, with ` BC` before year 1, or ±infinity. */
 export function dateText(value: unknown): unknown {
   if (value === Number.POSITIVE_INFINITY) return "infinity";
@@ -126,9 +153,29 @@ function converterFor(columns: readonly Column[]): Convert | null {
   return convert;
 }
 
-type BunQuery = Promise<Record<string, unknown>[] & { command: string | null; affectedRows: number; columns: Column[] | null }> & { cancel(): unknown };
+type BunQuery = Promise<Record<string, unknown>[] & { command: string | null; affectedRows: number; columns: Column[] | null }> & {
+  active: boolean;
+  cancel(): unknown;
+};
 
 const WRITES = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+
+/** Once the database was found unreachable, how long a statement may wait for a connection before it fails too. */
+export const RECONNECT_WAIT_MS = 500;
+
+/** Bun.SQL's codes, and ours, for "the database cannot be reached". */
+const UNREACHABLE = new Set([
+  "ERR_POSTGRES_CONNECTION_CLOSED",
+  "ERR_POSTGRES_CONNECTION_FAILED",
+  "ERR_POSTGRES_CONNECTION_REFUSED",
+  "ERR_POSTGRES_CONNECTION_TIMEOUT",
+  "ETIMEDOUT",
+]);
+
+/** What the connections of one pool share: whether its database was last found unreachable. */
+interface PoolHealth {
+  unreachable: boolean;
+}
 
 class BunSqlConnection implements DatabaseConnection {
   /** The connection reserved for this one's statements; null while they may run on the pool. */
@@ -139,13 +186,14 @@ class BunSqlConnection implements DatabaseConnection {
   constructor(
     private readonly pool: SQL,
     private readonly queryTimeoutMs: number,
+    private readonly health: PoolHealth,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const text = compiled.sql;
     const pooled = !this.#used && text.startsWith(HOT_SQL_PREFIX);
     this.#used = true;
-    const result = await this.run(pooled ? this.pool : await this.reserved(), text, compiled.parameters);
+    const result = await this.run(pooled ? this.pool : await this.reserved(), text, compiled.parameters.map(textParameter));
     const convert = result.columns === null ? null : converterFor(result.columns);
     if (convert !== null) for (const row of result) convert(row);
     return {
@@ -161,10 +209,18 @@ class BunSqlConnection implements DatabaseConnection {
 
   /** The reserved connection, reserved on first need; waiting for one is bounded as a statement is. */
   private reserved(): Promise<ReservedSQL> {
-    this.#reserved ??= this.pool.reserve({ signal: AbortSignal.timeout(this.queryTimeoutMs) }).catch((error: unknown) => {
-      this.#reserved = null;
-      throw timedOut(error) ? queryTimeout() : pgShapedError(error);
-    });
+    const long = AbortSignal.timeout(this.queryTimeoutMs);
+    const short = this.health.unreachable ? AbortSignal.timeout(RECONNECT_WAIT_MS) : null;
+    this.#reserved ??= this.pool.reserve({ signal: short ? AbortSignal.any([long, short]) : long }).then(
+      (reserved) => {
+        this.health.unreachable = false;
+        return reserved;
+      },
+      (error: unknown) => {
+        this.#reserved = null;
+        throw this.failed(short?.aborted ? connectFailed() : long.aborted ? queryTimeout() : error);
+      },
+    );
     return this.#reserved;
   }
 
@@ -177,32 +233,65 @@ class BunSqlConnection implements DatabaseConnection {
 
   private run(on: SQL, text: string, parameters: readonly unknown[]) {
     const query = on.unsafe(text, parameters as unknown[]) as unknown as BunQuery;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timers: ReturnType<typeof setTimeout>[] = [];
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // A reserved connection that went silent is closed, not handed back to the pool;
-        // what is sent on it next fails (ERR_POSTGRES_CONNECTION_CLOSED), as it must in a
-        // transaction, rather than running outside it.
-        if (on !== this.pool) (on as ReservedSQL).close().catch(() => {});
-        reject(queryTimeout());
-      }, this.queryTimeoutMs);
+      timers.push(
+        setTimeout(() => {
+          // A reserved connection that went silent is closed, not handed back to the pool;
+          // what is sent on it next fails (ERR_POSTGRES_CONNECTION_CLOSED), as it must in a
+          // transaction, rather than running outside it.
+          if (on !== this.pool) (on as ReservedSQL).close().catch(() => {});
+          reject(queryTimeout());
+        }, this.queryTimeoutMs),
+      );
+      // On the pool only: a reserved connection has its connection (and a statement may
+      // wait behind another on it).
+      if (this.health.unreachable && on === this.pool) {
+        timers.push(
+          setTimeout(() => {
+            if (query.active) return;
+            query.cancel();
+            reject(connectFailed());
+          }, RECONNECT_WAIT_MS),
+        );
+      }
     });
-    // The query may still fail after the timeout gave up on it: nobody waits for that.
+    // The query may still fail after a timer gave up on it: nobody waits for that.
     query.catch(() => {});
     return Promise.race([query, late])
-      .catch((error: unknown) => {
-        throw pgShapedError(error);
-      })
-      .finally(() => clearTimeout(timer));
+      .then(
+        (result) => {
+          this.health.unreachable = false;
+          return result;
+        },
+        (error: unknown) => {
+          throw this.failed(error);
+        },
+      )
+      .finally(() => {
+        for (const timer of timers) clearTimeout(timer);
+      });
+  }
+
+  /** `error` in pg's shape, noting whether it says the database cannot be reached. */
+  private failed(error: unknown): unknown {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && UNREACHABLE.has(code)) this.health.unreachable = true;
+    return pgShapedError(error);
   }
 }
 
 /** pg's words for it, which isPostgresUnavailable (adapters/postgres.ts) knows. */
 const queryTimeout = () => Object.assign(new Error("Query read timeout"), { code: "ETIMEDOUT" });
-const timedOut = (error: unknown) => (error as { name?: unknown } | null)?.name === "TimeoutError";
+/** Bun.SQL's code for a connection that could not be made, which isPostgresUnavailable knows. */
+const connectFailed = () =>
+  Object.assign(new Error(`Connection failed: the database was unreachable, and no connection was made within ${RECONNECT_WAIT_MS} ms`), {
+    code: "ERR_POSTGRES_CONNECTION_FAILED",
+  });
 
 class BunSqlDriver implements Driver {
   #pool: SQL | undefined;
+  readonly #health: PoolHealth = { unreachable: false };
 
   constructor(private readonly options: BunSqlOptions) {}
 
@@ -216,12 +305,18 @@ class BunSqlDriver implements Driver {
       connection: { ...settings, statement_timeout: String(statementTimeoutMs) },
       // INT8 comes as text and is made a number by the converter, as pg's parser does.
       bigint: false,
+      // A connection lost while idle (the link cut) says so before any statement fails:
+      // the next one is not left to wait out the connection timeout.
+      onclose: (error: unknown) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code === "string" && UNREACHABLE.has(code)) this.#health.unreachable = true;
+      },
     });
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
     if (!this.#pool) throw new Error("driver has already been destroyed");
-    return new BunSqlConnection(this.#pool, this.options.statementTimeoutMs + 1000);
+    return new BunSqlConnection(this.#pool, this.options.statementTimeoutMs + 1000, this.#health);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
