@@ -8,7 +8,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { bunSqlDialect, dateText, RECONNECT_WAIT_MS, textParameter } from "../adapters/bun/postgres-driver.ts";
+import { bunSqlDialect, bunSqlUrl, dateText, RECONNECT_WAIT_MS, textParameter } from "../adapters/bun/postgres-driver.ts";
 import { isPostgresUnavailable, openPostgresStore } from "../adapters/postgres.ts";
 import { HOT_SQL_PREFIX } from "../adapters/sql/compiled-queries.ts";
 import { scratchDatabases } from "./pg-scratch.ts";
@@ -184,4 +184,20 @@ test("parameters go as pg sends them, text of no stated type: one prepared state
     { id: "n3", at: null, flag: false },
     { id: "n4", at: 2 ** 31, flag: true },
   ]);
+});
+
+test("a URL's TLS settings mean what they mean to pg: sslmode prefer, require and verify-ca, and ssl=true, check the server's certificate and name", () => {
+  const cases: [string, string][] = [
+    ["postgres://a:b@db:5432/d", "postgres://a:b@db:5432/d"],
+    ["postgres://a@db/d?sslmode=require", "postgres://a@db/d?sslmode=verify-full"],
+    ["postgres://a@db/d?sslmode=prefer&application_name=x", "postgres://a@db/d?sslmode=verify-full&application_name=x"],
+    ["postgres://a@db/d?sslmode=verify-ca", "postgres://a@db/d?sslmode=verify-full"],
+    ["postgres://a@db/d?sslmode=disable", "postgres://a@db/d?sslmode=disable"],
+    ["postgres://a@db/d?ssl=true", "postgres://a@db/d?sslmode=verify-full"],
+    ["postgres://a@db/d?ssl=false", "postgres://a@db/d"],
+    // pg's switch to libpq's reading keeps libpq's reading, and is not sent to the server.
+    ["postgres://a@db/d?uselibpqcompat=true&sslmode=require", "postgres://a@db/d?sslmode=require"],
+    ["postgres://a@/d?host=/var/run/postgresql", "postgres://a@/d?host=/var/run/postgresql"],
+  ];
+  for (const [given, sent] of cases) expect(bunSqlUrl(given)).toBe(sent);
 });

@@ -99,6 +99,39 @@ export function pgShapedError(error: unknown): unknown {
   return error;
 }
 
+/**
+ * `url` with its TLS settings as pg reads them, for Bun.SQL, which reads them as libpq
+ * does: pg takes `sslmode=prefer`, `require` and `verify-ca`, and `ssl=true`, for
+ * `verify-full` (the server's certificate and name checked), where libpq and Bun.SQL
+ * would encrypt without checking whom they talk to. `uselibpqcompat=true`, pg's switch to
+ * libpq's reading, keeps them as they are, and goes (Bun.SQL would send it to the server
+ * as a setting, which the server refuses).
+ */
+export function bunSqlUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  const params = u.searchParams;
+  const libpq = params.get("uselibpqcompat") === "true";
+  const sslmode = params.get("sslmode");
+  const ssl = params.get("ssl");
+  let changed = params.has("uselibpqcompat");
+  params.delete("uselibpqcompat");
+  if (!libpq && (sslmode === "prefer" || sslmode === "require" || sslmode === "verify-ca")) {
+    params.set("sslmode", "verify-full");
+    changed = true;
+  }
+  if (!libpq && sslmode === null && ssl !== null) {
+    params.delete("ssl");
+    if (ssl === "true" || ssl === "1") params.set("sslmode", "verify-full");
+    changed = true;
+  }
+  return changed ? u.toString() : url;
+}
+
 /** A parameter as pg sends it: text (or null, or bytes), whose type the server infers from where it stands. */
 export function textParameter(value: unknown): unknown {
   switch (typeof value) {
@@ -299,7 +332,7 @@ class BunSqlDriver implements Driver {
     const { url, max, connectionTimeoutMs, statementTimeoutMs, settings } = this.options;
     // `Bun` is looked up here, not at load: on Node and Deno this module loads, never runs.
     this.#pool = new (globalThis as unknown as { Bun: { SQL: new (options: object) => SQL } }).Bun.SQL({
-      url,
+      url: bunSqlUrl(url),
       max,
       connectionTimeout: connectionTimeoutMs / 1000,
       connection: { ...settings, statement_timeout: String(statementTimeoutMs) },
