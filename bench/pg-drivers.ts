@@ -73,7 +73,7 @@ try {
   const imports: Record<PostgresDriver, number[]> = { pg: [], bun: [] };
   let kept: { url: string; data: Dataset } | undefined;
   for (let round = 1; round <= (values["skip-import"] ? 1 : ROUNDS); round++) {
-    for (const driver of DRIVERS) {
+    for (const driver of round % 2 === 1 ? DRIVERS : [...DRIVERS].reverse()) {
       const database = await createPostgresDatabase("leaveapi_bench_drivers");
       databases.push(database);
       const data = await build(postgresTarget(database.url), driver, files);
@@ -96,7 +96,9 @@ try {
     bun: { employees: [], leave: [] },
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const side of ["sqlite", ...DRIVERS] as Side[]) {
+    // Each round in the other order, so that neither driver always follows the same one.
+    const drivers = round % 2 === 1 ? DRIVERS : [...DRIVERS].reverse();
+    for (const side of ["sqlite", ...drivers] as Side[]) {
       const store = side === "sqlite" ? sqlite.open() : postgresTarget(kept!.url, side).open();
       const paths = side === "sqlite" ? sqlitePaths : pgPaths;
       try {

@@ -21,7 +21,7 @@
  * Bun.SQL pools its connections, and a statement with parameters is a named prepared
  * statement on each (planned once, as pg's fast path does for the hot ones only). Kysely
  * asks for a connection for every statement, and a reserved connection costs a few
- * microseconds more than the pool's: so the store's hot statements (compiled-queries.ts's
+ * microseconds more than the pool's: so the store's hot statements (adapters/sql/compiled-queries.ts's
  * HOT_SQL_PREFIX: the API's reads, tokens, rate limits; none of them leaves anything on
  * its session) run on the pool when they are the first on a Kysely connection, and
  * anything else reserves a connection, kept until Kysely releases it: a transaction, the
