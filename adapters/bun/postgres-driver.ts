@@ -242,9 +242,10 @@ class BunSqlConnection implements DatabaseConnection {
 
   /** The reserved connection, reserved on first need; waiting for one is bounded as a statement is. */
   private reserved(): Promise<ReservedSQL> {
+    if (this.#reserved !== null) return this.#reserved;
     const long = AbortSignal.timeout(this.queryTimeoutMs);
     const short = this.health.unreachable ? AbortSignal.timeout(RECONNECT_WAIT_MS) : null;
-    this.#reserved ??= this.pool.reserve({ signal: short ? AbortSignal.any([long, short]) : long }).then(
+    this.#reserved = this.pool.reserve({ signal: short ? AbortSignal.any([long, short]) : long }).then(
       (reserved) => {
         this.health.unreachable = false;
         return reserved;
