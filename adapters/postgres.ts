@@ -1,11 +1,14 @@
 /**
- * The Postgres store: the same SQL store on Kysely's PostgresDialect with `pg`.
- * DATE comes back as the `YYYY-MM-DD` text Postgres sent (pg's default would make a local
- * midnight Date, shifting the day in some time zones) and BIGINT instants as numbers.
+ * The Postgres store: the same SQL store on Kysely's Postgres dialect, over Bun.SQL under
+ * Bun (bun/postgres-driver.ts) and over `pg` elsewhere, or as `driver` says. Both answer
+ * alike: DATE as the `YYYY-MM-DD` text Postgres sent (pg's default would make a local
+ * midnight Date, shifting the day in some time zones), BIGINT instants as numbers, a
+ * server's error with its SQLSTATE in `code`.
  */
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { cryptoRandomBytes } from "../lib/credentials.ts";
+import { bunSqlDialect } from "./bun/postgres-driver.ts";
 import { nodeSha256Hex } from "./node-crypto.ts";
 import { POSTGRES } from "./sql/capabilities.ts";
 import { keepHotQueriesPrepared } from "./sql/fast-paths.ts";
@@ -29,7 +32,16 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** The wall clock an import's publication is timed by (default Date.now); tests pass one they move. */
   now?: () => number;
+  /**
+   * The client library: "bun" (Bun.SQL, Bun's own; the default under Bun) or "pg"
+   * (node-postgres; the default elsewhere, and the only one there).
+   */
+  driver?: PostgresDriver;
 }
+
+export type PostgresDriver = "bun" | "pg";
+
+const underBun = () => "Bun" in globalThis;
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
@@ -58,6 +70,13 @@ const UNAVAILABLE_CODES = new Set([
   "08003",
   "08006",
   "53300", // too_many_connections
+  // Bun.SQL's own (bun/postgres-driver.ts)
+  "ERR_POSTGRES_CONNECTION_CLOSED",
+  "ERR_POSTGRES_CONNECTION_FAILED",
+  "ERR_POSTGRES_CONNECTION_REFUSED",
+  "ERR_POSTGRES_CONNECTION_TIMEOUT",
+  "ERR_POSTGRES_IDLE_TIMEOUT",
+  "ERR_POSTGRES_LIFETIME_TIMEOUT",
 ]);
 
 export function isPostgresUnavailable(error: unknown): boolean {
@@ -78,24 +97,37 @@ export function openPostgresStore(options: PostgresStoreOptions): SqlAdminStore 
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`The Postgres schema name must be a plain lower-case identifier; got '${options.schema}'.`);
   }
+  const driver = options.driver ?? (underBun() ? "bun" : "pg");
+  if (driver !== "bun" && driver !== "pg") throw new Error(`The Postgres driver must be "bun" or "pg"; got '${String(driver)}'.`);
+  if (driver === "bun" && !underBun()) throw new Error('The Postgres driver "bun" (Bun.SQL) needs Bun; on this runtime use "pg".');
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const connectionTimeoutMs = options.connectionTimeoutMs ?? 5000;
+  const poolSize = options.poolSize ?? 10;
+  // Server settings for each connection. Named statements (pg: the store's hot queries,
+  // sql/fast-paths.ts; Bun.SQL: every statement with parameters) get a generic plan,
+  // planned once; a custom one, which Postgres otherwise keeps choosing for the leave
+  // page, is planned again on every request, which costs more than running it. Their
+  // plans do not hinge on the values: ordered index scans under a LIMIT, keyed by the
+  // organisation.
+  const settings: Record<string, string> = { plan_cache_mode: "force_generic_plan" };
+  if (options.schema !== undefined) settings.search_path = options.schema;
   const connect = (connectionString: string) => {
+    if (driver === "bun") {
+      return new Kysely<Tables>({ dialect: bunSqlDialect({ url: connectionString, max: poolSize, connectionTimeoutMs, statementTimeoutMs, settings }) });
+    }
     const pool = new pg.Pool({
       connectionString,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+      max: poolSize,
+      connectionTimeoutMillis: connectionTimeoutMs,
       statement_timeout: statementTimeoutMs,
       // The server cancels a slow statement itself; no answer a second after that means
       // the link went silent (a partition drops packets, it sends no reset), and without
       // this the request would wait for ever.
       query_timeout: statementTimeoutMs + 1000,
       types,
-      // Named statements are only the store's hot queries (sql/fast-paths.ts). A generic plan is
-      // planned once; a custom one, which Postgres otherwise keeps choosing for the leave
-      // page, is planned again on every request, which costs more than running it. Their
-      // plans do not hinge on the values:
-      // ordered index scans under a LIMIT, keyed by the organisation.
-      options: ["-c plan_cache_mode=force_generic_plan", ...(options.schema === undefined ? [] : [`-c search_path=${options.schema}`])].join(" "),
+      options: Object.entries(settings)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(" "),
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on("error", () => {});

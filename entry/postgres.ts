@@ -1,6 +1,6 @@
 /**
- * `leaveapi/postgres`: the Postgres store (node-postgres under Kysely), for Bun, Node and
- * Deno. It is both the `Store` the handler reads and the `AdminStore` that migrates,
+ * `leaveapi/postgres`: the Postgres store (Kysely over Bun.SQL under Bun, over node-postgres
+ * under Node and Deno, or as its `driver` option says), for Bun, Node and Deno. It is both the `Store` the handler reads and the `AdminStore` that migrates,
  * creates organisations and clients, and imports. Call `migrate()` before use and
  * `close()` at shutdown.
  */

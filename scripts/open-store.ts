@@ -3,7 +3,7 @@
  * / DATABASE_URL for Postgres, else `--db` / LEAVEAPI_DB for SQLite, default
  * ./leaveapi.sqlite. Every command creates or upgrades the schema as it opens the store.
  */
-import { openPostgresStore } from "../adapters/postgres.ts";
+import { openPostgresStore, type PostgresDriver } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
@@ -42,6 +42,14 @@ function positiveInteger(env: Record<string, string | undefined>, name: string):
   return Number(text);
 }
 
+/** LEAVEAPI_PG_DRIVER: the Postgres client library, "bun" (Bun.SQL, the default) or "pg". */
+function postgresDriver(env: Record<string, string | undefined>): PostgresDriver | undefined {
+  const text = env.LEAVEAPI_PG_DRIVER;
+  if (text === undefined || text === "") return undefined;
+  if (text !== "bun" && text !== "pg") throw new UsageError(`LEAVEAPI_PG_DRIVER must be bun or pg; got '${text}'`);
+  return text;
+}
+
 export function locateStore(global: GlobalOptions, env: Record<string, string | undefined>): StoreLocation {
   // An empty variable is unset (as `LEAVEAPI_DB= leaveapi …` or a blank line in an env file means).
   const envUrl = env.DATABASE_URL || undefined;
@@ -62,6 +70,7 @@ export function locateStore(global: GlobalOptions, env: Record<string, string | 
           readConnectionString: readUrl || undefined,
           poolSize: positiveInteger(env, "LEAVEAPI_PG_POOL_SIZE"),
           statementTimeoutMs: positiveInteger(env, "LEAVEAPI_PG_STATEMENT_TIMEOUT_MS"),
+          driver: postgresDriver(env),
         }),
     };
   }

@@ -2,8 +2,8 @@
  * When the database itself fails under an import, one line says what happened, in words,
  * and nothing is written (docs/cli.md, "Errors and transactions"; issue 35.6):
  *
- * - Postgres: an administrator terminates the import's backend mid-import
- *   (`pg_terminate_backend`). It used to print some thirty lines of the driver's stack,
+ * - Postgres, on either client library: an administrator terminates the import's backend
+ *   mid-import (`pg_terminate_backend`). It used to print some thirty lines of the driver's stack,
  *   from an "error" event of a checked-out client that nothing listened to.
  * - SQLite: the temporary directory (SQLITE_TMPDIR), where a large import stages its new
  *   bookings, fills up. It used to be told as a full database.
@@ -15,7 +15,7 @@ import { describeStoreFailure } from "../scripts/import/store-failure.ts";
 import { CLI, runCli, runJson, scratchDir } from "./cli-harness.ts";
 import { IS_ROOT, mountTmpfs } from "./fault-helpers.ts";
 import { pollUntil, queryDatabase, scratchDatabases } from "./pg-scratch.ts";
-import { PG_ADMIN_URL } from "./test-stores.ts";
+import { PG_ADMIN_URL, POSTGRES_DRIVERS } from "./test-stores.ts";
 
 const scratch = scratchDir();
 const unmounts: (() => void)[] = [];
@@ -28,40 +28,42 @@ const newDatabase = scratchDatabases("terminated");
 const people = (count: number, prefix = "E") =>
   `${Array.from({ length: count }, (_, i) => JSON.stringify({ external_id: `${prefix}${i}`, first_name: "Ann", last_name: `Lee ${i}`, status: "active" })).join("\n")}\n`;
 
-test("Postgres: the import's backend terminated mid-import gives one line naming why, no driver stack, nothing written", async () => {
-  const url = await newDatabase();
-  const database = new URL(url).pathname.slice(1);
-  const org = (await runJson<{ id: string }>(["--database-url", url, "org", "create", "--name", "Terminated Ltd"])).id;
-  const file = join(scratch.dir, "many.jsonl");
-  writeFileSync(file, people(200_000));
-  const proc = Bun.spawn([...CLI, "--database-url", url, "import", "--org", org, "--kind", "employees", file], {
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "" },
-  });
-  const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  // Once the import writes its rows, inside its transaction, its backends are terminated.
-  await pollUntil("the import writing employees", 30_000, async () => {
-    const writing = await queryDatabase(
-      PG_ADMIN_URL,
-      `select pid from pg_stat_activity where datname = $1 and xact_start is not null and query ilike '%"employees"%'`,
-      [database],
+for (const driver of POSTGRES_DRIVERS) {
+  test(`Postgres (${driver}): the import's backend terminated mid-import gives one line naming why, no driver stack, nothing written`, async () => {
+    const url = await newDatabase();
+    const database = new URL(url).pathname.slice(1);
+    const org = (await runJson<{ id: string }>(["--database-url", url, "org", "create", "--name", "Terminated Ltd"])).id;
+    const file = join(scratch.dir, "many.jsonl");
+    writeFileSync(file, people(200_000));
+    const proc = Bun.spawn([...CLI, "--database-url", url, "import", "--org", org, "--kind", "employees", file], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, DATABASE_URL: "", LEAVEAPI_DB: "", LEAVEAPI_PG_DRIVER: driver },
+    });
+    const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    // Once the import writes its rows, inside its transaction, its backends are terminated.
+    await pollUntil("the import writing employees", 30_000, async () => {
+      const writing = await queryDatabase(
+        PG_ADMIN_URL,
+        `select pid from pg_stat_activity where datname = $1 and xact_start is not null and query ilike '%"employees"%'`,
+        [database],
+      );
+      return writing.length > 0 ? true : undefined;
+    });
+    await queryDatabase(PG_ADMIN_URL, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database]);
+    const [stdout, stderr, code] = await output;
+    expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
+    // Under a statement the server's own words come back; between two, the driver's.
+    const why =
+      "terminating connection due to administrator command|Connection terminated unexpectedly|Client has encountered a connection error and is not queryable|Connection closed";
+    expect(stderr).toMatch(
+      new RegExp(
+        `^leaveapi: import failed on the postgres database ${RegExp.escape(url)}: the database connection was closed by the server \\((${why})\\); nothing was written\n$`,
+      ),
     );
-    return writing.length > 0 ? true : undefined;
-  });
-  await queryDatabase(PG_ADMIN_URL, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database]);
-  const [stdout, stderr, code] = await output;
-  expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
-  // Under a statement the server's own words come back; between two, pg's.
-  const why =
-    "terminating connection due to administrator command|Connection terminated unexpectedly|Client has encountered a connection error and is not queryable";
-  expect(stderr).toMatch(
-    new RegExp(
-      `^leaveapi: import failed on the postgres database ${RegExp.escape(url)}: the database connection was closed by the server \\((${why})\\); nothing was written\n$`,
-    ),
-  );
-  expect(await queryDatabase(url, "select count(*)::int as n from employees")).toEqual([{ n: 0 }]);
-}, 90_000);
+    expect(await queryDatabase(url, "select count(*)::int as n from employees")).toEqual([{ n: 0 }]);
+  }, 90_000);
+}
 
 const bookings = (count: number) =>
   `${Array.from({ length: count }, (_, i) =>

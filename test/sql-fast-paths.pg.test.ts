@@ -27,7 +27,7 @@ import { employeeJson, LEAVE_STATUSES, leaveBookingJson, type EmployeeRecord, ty
 import { listTextOf } from "../adapters/sql/record-bodies.ts";
 import type { EmployeePageQuery, LeavePageQuery, ListText } from "../lib/store.ts";
 import { ANNUAL, booking, employee, SICK } from "./support.ts";
-import { freshSchemaName, testRunDatabaseUrl } from "./test-stores.ts";
+import { freshSchemaName, POSTGRES_DRIVERS, testRunDatabaseUrl } from "./test-stores.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const IMPORT_TIMES = [T0, T0 + 1000, T0 + 2000];
@@ -377,26 +377,28 @@ runAgainstPlainKysely("SQLite file", async () => {
   };
 });
 
-runAgainstPlainKysely("Postgres", async () => {
-  const schema = freshSchemaName();
-  const connectionString = await testRunDatabaseUrl();
-  const store = openPostgresStore({ connectionString, schema, poolSize: 2 });
-  await store.migrate();
-  // DATE as the text Postgres sent, as the store reads it; nothing else of the store's set-up.
-  const types = {
-    getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 1082 ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")),
-  };
-  const pool = new pg.Pool({ connectionString, max: 1, types, options: `-c search_path=${schema}` });
-  const plain = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    store,
-    plain,
-    dispose: async () => {
-      await store.close();
-      await plain.destroy();
-    },
-  };
-});
+for (const driver of POSTGRES_DRIVERS) {
+  runAgainstPlainKysely(`Postgres (${driver})`, async () => {
+    const schema = freshSchemaName();
+    const connectionString = await testRunDatabaseUrl();
+    const store = openPostgresStore({ connectionString, schema, poolSize: 2, driver });
+    await store.migrate();
+    // DATE as the text Postgres sent, as the store reads it; nothing else of the store's set-up.
+    const types = {
+      getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 1082 ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")),
+    };
+    const pool = new pg.Pool({ connectionString, max: 1, types, options: `-c search_path=${schema}` });
+    const plain = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      store,
+      plain,
+      dispose: async () => {
+        await store.close();
+        await plain.destroy();
+      },
+    };
+  });
+}
 
 describe("compiled-queries.ts refuses a query that does not follow from its values", () => {
   test("a bound value the SQL never uses, and a value frozen into the SQL, fail at once", async () => {

@@ -4,7 +4,7 @@
  * schema per world. A Postgres that cannot be reached fails the run loudly: it is never
  * passed over in silence.
  */
-import { openPostgresStore } from "../adapters/postgres.ts";
+import { openPostgresStore, type PostgresDriver } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
 import pg from "pg";
@@ -12,6 +12,19 @@ import pg from "pg";
 export type TestStoreKind = "sqlite" | "postgres";
 
 export const testStoreKind: TestStoreKind = process.env.LEAVEAPI_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * The Postgres client libraries the store runs on (adapters/postgres.ts): the Postgres
+ * contract and fast-path suites run on each. The handler-level suites run on the one
+ * LEAVEAPI_PG_DRIVER names, by default the runtime's (Bun.SQL under `bun test`).
+ */
+export const POSTGRES_DRIVERS: readonly PostgresDriver[] = ["bun", "pg"];
+
+const envDriver = process.env.LEAVEAPI_PG_DRIVER || undefined;
+if (envDriver !== undefined && !POSTGRES_DRIVERS.includes(envDriver as PostgresDriver)) {
+  throw new Error(`LEAVEAPI_PG_DRIVER must be one of ${POSTGRES_DRIVERS.join(", ")}; got '${envDriver}'`);
+}
+export const testPostgresDriver = envDriver as PostgresDriver | undefined;
 
 /** The server the Postgres suites use; it must allow creating databases. */
 export const PG_ADMIN_URL = process.env.LEAVEAPI_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/test";
@@ -93,11 +106,11 @@ async function emptySchema(schema: string): Promise<void> {
   await schemaAdmin.query(names.map(emptied).join("\n"));
 }
 
-async function openPostgresTestStore(now?: () => number): Promise<SqlAdminStore> {
+async function openPostgresTestStore(now?: () => number, driver = testPostgresDriver): Promise<SqlAdminStore> {
   const reused = freeSchemas.pop();
   const schema = reused ?? freshSchemaName();
   if (reused) await emptySchema(schema);
-  const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema, poolSize: 2, now });
+  const store = openPostgresStore({ connectionString: await testRunDatabaseUrl(), schema, poolSize: 2, now, driver });
   if (!reused) await store.migrate();
   schemaOfStore.set(store, schema);
   return store;
@@ -119,10 +132,11 @@ export async function openTestStore(options: { filename?: string; now?: () => nu
 /**
  * A fresh, migrated Postgres store whatever this run tests, in a schema of the run's
  * database (an emptied one when a closed store left one free); `releaseTestStore` closes
- * it and frees its schema for the next. For the Postgres contract suites.
+ * it and frees its schema for the next. For the Postgres contract suites; `driver` as
+ * openPostgresStore takes it (default: LEAVEAPI_PG_DRIVER's, else the runtime's).
  */
-export async function openPostgresSchemaStore(): Promise<SqlAdminStore> {
-  const store = await openPostgresTestStore();
+export async function openPostgresSchemaStore(driver?: PostgresDriver): Promise<SqlAdminStore> {
+  const store = await openPostgresTestStore(undefined, driver ?? testPostgresDriver);
   opened.add(store);
   return store;
 }

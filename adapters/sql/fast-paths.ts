@@ -5,7 +5,9 @@
  * - compiled-queries.ts: the store's queries compiled once (its own module);
  * - bun:sqlite: hot SQL runs from the driver's statement cache, and on a connection of its
  *   own for files (`sqliteHotConnection`);
- * - Postgres: hot SQL runs as named prepared statements (`keepHotQueriesPrepared`);
+ * - Postgres on pg: hot SQL runs as named prepared statements (`keepHotQueriesPrepared`;
+ *   Bun.SQL prepares every statement with parameters, adapters/bun/postgres-driver.ts,
+ *   and runs hot SQL on its pool without reserving a connection);
  * - SQLite: a larger page cache while an import runs (`withPageCache`).
  *
  * Drivers are typed here by the little this module calls, so that it imports none of them

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openPostgresStore } from "../../adapters/postgres.ts";
+import { openPostgresStore, type PostgresDriver } from "../../adapters/postgres.ts";
 import { openSqliteStore } from "../../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
 import { mintClient } from "../../lib/credentials.ts";
@@ -25,8 +25,9 @@ export function sqliteTarget(file: string): DatabaseTarget {
   return { kind: "sqlite", args: ["--db", file], open: () => openSqliteStore({ filename: file }) };
 }
 
-export function postgresTarget(url: string): DatabaseTarget {
-  return { kind: "postgres", args: ["--database-url", url], open: () => openPostgresStore({ connectionString: url }) };
+/** `driver`: the client library `open` uses (adapters/postgres.ts; default the runtime's); the commands take LEAVEAPI_PG_DRIVER's. */
+export function postgresTarget(url: string, driver?: PostgresDriver): DatabaseTarget {
+  return { kind: "postgres", args: ["--database-url", url], open: () => openPostgresStore({ connectionString: url, driver }) };
 }
 
 export interface Credentials {

@@ -11,6 +11,8 @@ export interface HandlerTiming {
   mean_us: number;
   p50_us: number;
   p99_us: number;
+  /** This process's CPU (user and system) per request: the handler's and the client library's, not the database server's. */
+  cpu_us: number;
 }
 
 export async function timeHandler(store: Store, token: string, paths: string[], requests: number): Promise<HandlerTiming> {
@@ -23,11 +25,13 @@ export async function timeHandler(store: Store, token: string, paths: string[], 
   };
   for (let i = 0; i < Math.min(200, requests); i++) await call(paths[i % paths.length]!);
   const times: number[] = [];
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < requests; i++) {
     const started = performance.now();
     await call(paths[(i * 7919) % paths.length]!);
     times.push(performance.now() - started);
   }
+  const cpu = process.cpuUsage(cpuBefore);
   times.sort((a, b) => a - b);
   const us = (ms: number) => Math.round(ms * 1000);
   return {
@@ -35,5 +39,6 @@ export async function timeHandler(store: Store, token: string, paths: string[], 
     mean_us: us(times.reduce((sum, t) => sum + t, 0) / times.length),
     p50_us: us(times[Math.floor(times.length / 2)]!),
     p99_us: us(times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!),
+    cpu_us: Math.round((cpu.user + cpu.system) / requests),
   };
 }

@@ -18,8 +18,11 @@ import { StoreUnavailableError } from "../../lib/errors.ts";
 /** What the database's file system must still hold for its own disk not to be the full one. */
 const ROOM_BYTES = 16 * 1024 * 1024;
 
-/** admin_shutdown (pg_terminate_backend), crash_shutdown, idle_session_timeout. */
-const POSTGRES_CLOSED_CODES = new Set(["57P01", "57P02", "57P05"]);
+/**
+ * admin_shutdown (pg_terminate_backend), crash_shutdown, idle_session_timeout; Bun.SQL's
+ * code for a connection that closed between two statements.
+ */
+const POSTGRES_CLOSED_CODES = new Set(["57P01", "57P02", "57P05", "ERR_POSTGRES_CONNECTION_CLOSED"]);
 /** What pg says of a connection that closed between two statements, or under one. */
 const CLOSED_MESSAGES = /Connection terminated|connection error and is not queryable|terminating connection/i;
 
