@@ -17,10 +17,15 @@ export interface SelectionValues {
   selectedCalendars: string | undefined;
 }
 
-/** The members of a JSON array of text bound as `list`, as a set to test a column against. */
+/**
+ * The members of a JSON array of text bound as `list`, as a set to test a column against.
+ * On Postgres the parameter is cast to text first: a parameter whose type the server infers
+ * as jsonb is JSON-encoded again by Bun.SQL (a string, so "cannot extract elements from a
+ * scalar"), while one inferred as text is sent as it is by both drivers.
+ */
 function jsonTexts(caps: SqlCapabilities, list: Expression<string>) {
   return caps.dialect === "postgres"
-    ? sql<string>`(select jsonb_array_elements_text(cast(${list} as jsonb)))`
+    ? sql<string>`(select jsonb_array_elements_text(cast(cast(${list} as text) as jsonb)))`
     : sql<string>`(select value from json_each(${list}))`;
 }
 
