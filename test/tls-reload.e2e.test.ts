@@ -1,5 +1,5 @@
 /**
- * A renewed TLS certificate without a restart (issue 38; docs/install.md, "TLS"): `serve`
+ * A renewed TLS certificate without a restart (issue 38; docs/install.md, "TLS: directly, or behind a reverse proxy"): `serve`
  * reads its certificate and key again on SIGHUP. New connections get the new certificate,
  * a request in flight on a connection opened before keeps going and is answered, a file
  * that cannot be used is logged and the previous certificate kept, and with --workers
@@ -116,6 +116,17 @@ describe("SIGHUP reloads the TLS certificate and key", () => {
       server.kill("SIGHUP");
       await waitForOutput(server, "tls_reloaded");
       expect(await certificateOfNewConnection(server)).toBe("renewed");
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("without TLS, SIGHUP is logged and the server serves on (systemctl reload is safe)", async () => {
+    const server = await startServer(p.db);
+    try {
+      server.kill("SIGHUP");
+      await waitForOutput(server, "no TLS certificate to read again");
+      expect((await fetch(`${server.baseUrl}/livez`)).status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -1,11 +1,11 @@
 /**
  * `serve` with TLS: SIGHUP reads the certificate and key files again (docs/install.md,
- * "TLS"), as Caddy and Prometheus reload theirs, so that a renewed certificate needs no
+ * "TLS: directly, or behind a reverse proxy"), as Caddy and Prometheus reload theirs, so that a renewed certificate needs no
  * restart. New connections get the new certificate; the old listener finishes its requests
  * in flight (adapters/bun/serve.ts, `relisten`). A file that cannot be used is logged and
  * the previous certificate kept. The parent passes the signal to its --workers, each of
- * which swaps its own listener. Without TLS nothing handles SIGHUP: a terminal's hangup
- * still ends the server as it ends any program.
+ * which swaps its own listener. Without TLS, SIGHUP is logged and changes nothing, so that
+ * `systemctl reload` (the unit's ExecReload) is safe on any server.
  */
 import type { Server } from "bun";
 import { relisten, type ListenOptions } from "../../adapters/bun/serve.ts";
@@ -26,11 +26,14 @@ export interface TlsReloadOptions {
 export function reloadTlsOnHangup(options: TlsReloadOptions): void {
   const { servers, index, listenOptions, logger } = options;
   const certFile = listenOptions.tls?.certFile;
-  if (certFile === undefined) return;
   let stopping = false;
   void options.until.then(() => (stopping = true));
   process.on("SIGHUP", () => {
     if (stopping) return;
+    if (certFile === undefined) {
+      logger.event("info", "reload", "SIGHUP: no TLS certificate to read again (plain HTTP); nothing changed");
+      return;
+    }
     options.forward();
     const old = servers[index];
     if (!old) return;
