@@ -114,7 +114,8 @@ describe("the release files", () => {
     expect(sbom.components.map((c: { name: string }) => c.name)).toContain("date-holidays");
     // The binary carries the notices too.
     expect((await mustRun([join(out, `leaveapi-${version}-linux-x64`), "licenses"])).stdout).toContain("CC BY-SA 3.0");
-  });
+    // Checksumming 350 MB on a loaded 2-core machine took over bun's default 5 s.
+  }, 120_000);
 
   test.each(["amd64", "arm64"])(
     "lintian finds no error or warning in the %s package; it holds what an admin needs",
@@ -167,7 +168,10 @@ describe("the arm64 binary, under qemu-user", () => {
     servers.push(server);
     await tokenAndPage(server, client);
     servers.splice(servers.indexOf(server), 1);
-    expect(await server.stop()).toBe(0);
+    // What it said and how it ended, should it ever not exit 0 (issue 38 saw it once).
+    const code = await server.stop();
+    const ended = await server.ended;
+    if (code !== 0) throw new Error(`the arm64 server under qemu-user ended ${JSON.stringify(ended)} on SIGTERM:\n${server.output()}`);
   }, 180_000);
 });
 
@@ -228,6 +232,30 @@ describe("the amd64 package, installed with dpkg -i", () => {
         expect(followed.stdout).toMatch(/^client_secret: svcs_/m);
         expect((await mustRun(["stat", "-c", "%U", "/var/lib/leaveapi/leaveapi.sqlite"])).stdout.trim()).toBe("leaveapi");
       }
+
+      // Without systemd (docs/install.md, "10. Without systemd"): the supervisor's run script as
+      // written, on a port set in the settings file it reads; the PID it leaves is the
+      // server itself, as the service user, and SIGTERM stops it cleanly.
+      const supervised = runnableBlocks(readFileSync(join(ROOT, "docs/install.md"), "utf8"), "supervisor").filter((b) => b.variant === "supervisor");
+      expect(supervised).toHaveLength(1);
+      const port = 18000 + (process.pid % 1000);
+      writeFileSync("/etc/leaveapi/leaveapi.env", `${readFileSync("/etc/leaveapi/leaveapi.env", "utf8")}\nPORT=${port}\n`);
+      const runScript = Bun.spawn(["bash", "-c", supervised[0]!.text], { cwd: "/", stdout: "pipe", stderr: "pipe" });
+      const runOutput = Promise.all([new Response(runScript.stdout).text(), new Response(runScript.stderr).text()]);
+      const deadline = Date.now() + 30_000;
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/livez`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
+        if (runScript.exitCode !== null || Date.now() > deadline) throw new Error(`the supervisor's run script did not serve: ${(await runOutput).join("")}`);
+        await Bun.sleep(50);
+      }
+      expect((await mustRun(["ps", "-o", "user=,comm=", "-p", String(runScript.pid)])).stdout.trim().split(/\s+/)).toEqual(["leaveapi", "leaveapi"]);
+      runScript.kill("SIGTERM");
+      expect(await runScript.exited).toBe(0);
+      expect((await runOutput).join("")).toContain("SIGTERM: finishing in-flight requests");
 
       // Removed: the program goes and the unit's link with it; settings, data and user stay.
       const wants = "/etc/systemd/system/multi-user.target.wants/leaveapi.service";
