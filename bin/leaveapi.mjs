@@ -6,7 +6,10 @@
  * binary comes from the npm registry like any other package), so this launcher, run by
  * Node 20 or later, starts that Bun on the command line and stands aside: the same
  * arguments, standard streams and exit status, and the signals a service manager or a
- * terminal sends are passed on. Bun need not be on PATH.
+ * terminal sends (SIGTERM, SIGINT, SIGHUP) are passed on. Bun need not be on PATH.
+ * Started by `npx` or an npm script, a signal sent to npm's PID reaches this process
+ * only if the shell npm runs it in hands it on: the repository's .npmrc makes that shell
+ * bash, which replaces itself with the command (test/launcher-signals.e2e.test.ts).
  *
  * Which command line: in a clone, its sources (scripts/cli.ts, which Bun runs as they are),
  * so that `npx leaveapi …` works right after `npm install`, with no build, and always runs

@@ -13,7 +13,7 @@ import packageJson from "../package.json" with { type: "json" };
  * The commands, loaded only when run: `leaveapi org list` should not pay for loading the
  * HTTP server, metrics and the OpenAPI generator.
  */
-const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[] = [
+export const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[] = [
   { name: "serve", summary: "serve the HTTP API", load: async () => (await import("./commands/serve.ts")).serveCommand },
   {
     name: "migrate",
@@ -54,6 +54,11 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<Command> }[
     name: "check",
     summary: "check the database: integrity, foreign keys, schema version",
     load: async () => (await import("./commands/check.ts")).checkCommand,
+  },
+  {
+    name: "healthcheck",
+    summary: "ask a running server whether it answers (GET /livez; for container health checks)",
+    load: async () => (await import("./commands/healthcheck.ts")).healthcheckCommand,
   },
   {
     name: "licenses",

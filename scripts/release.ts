@@ -10,15 +10,18 @@
  *   (scripts/release/debian-package.ts);
  * - `THIRD-PARTY-NOTICES.txt` and `leaveapi-<version>.cdx.json`, a CycloneDX SBOM of what
  *   the binaries contain (scripts/release/notices.ts);
- * - `SHA256SUMS` of all of them, as `sha256sum -c` reads it.
+ * - `SHA256SUMS` of all of them, as `sha256sum -c` reads it (from within dist/release/);
+ * - with `--sign KEY`, `SHA256SUMS.minisig`: its minisign signature by the secret key in
+ *   the file KEY (minisign asks for the key's password, if it has one). The matching
+ *   public key is published apart from the files; docs/install.md says how to verify.
  *
- *   bun scripts/release.ts [--outdir DIR] [--only x64|arm64]
+ *   bun scripts/release.ts [--outdir DIR] [--only x64|arm64] [--sign KEY]
  *
- * Needs dpkg-deb (Debian's dpkg) for the packages. Dates inside the packages come from
+ * Needs dpkg-deb (Debian's dpkg) for the packages, and minisign to sign. Dates inside the packages come from
  * SOURCE_DATE_EPOCH, else the last commit.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
@@ -26,6 +29,7 @@ import { buildExecutable } from "./build.ts";
 import { bundledPackages, bunRuntime } from "./release/bundled-packages.ts";
 import { buildDebianPackage } from "./release/debian-package.ts";
 import { renderDebianCopyright, renderNotices, renderSbom } from "./release/notices.ts";
+import { renderManPage } from "./release/man-page.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -41,7 +45,8 @@ export interface ReleaseFile {
   sha256: string;
 }
 
-export async function release(outdir: string, only?: string): Promise<ReleaseFile[]> {
+export async function release(outdir: string, only?: string, signWith?: string): Promise<ReleaseFile[]> {
+  if (signWith !== undefined) checkSigningKey(signWith);
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const version = packageJson.version;
@@ -50,6 +55,7 @@ export async function release(outdir: string, only?: string): Promise<ReleaseFil
   const runtime = bunRuntime();
   const notices = renderNotices(packageJson, packages, runtime);
   const copyright = renderDebianCopyright(readFileSync(join(ROOT, "LICENSE"), "utf8"), packages, runtime);
+  const manPage = await renderManPage(version, sourceDate);
   writeFileSync(join(outdir, "THIRD-PARTY-NOTICES.txt"), notices);
   writeFileSync(join(outdir, `leaveapi-${version}.cdx.json`), renderSbom(packageJson, packages, runtime, crypto.randomUUID()));
 
@@ -59,7 +65,7 @@ export async function release(outdir: string, only?: string): Promise<ReleaseFil
     // Run to check it when this machine can (itself, or qemu-user); else its ELF header is checked.
     const runner = platform.runner === null ? [] : Bun.which(platform.runner) ? [platform.runner] : { elfMachine: platform.elfMachine };
     await buildExecutable({ outfile: binary, minify: true, bytecode: true, target: platform.bunTarget }, runner);
-    await buildDebianPackage({ version, architecture: platform.debian, binary, copyright, sourceDate, outdir });
+    await buildDebianPackage({ version, architecture: platform.debian, binary, copyright, manPage, sourceDate, outdir });
   }
 
   const files = new Bun.Glob("*").scanSync({ cwd: outdir, onlyFiles: true });
@@ -68,7 +74,26 @@ export async function release(outdir: string, only?: string): Promise<ReleaseFil
     return { name, bytes: statSync(join(outdir, name)).size, sha256: createHash("sha256").update(bytes).digest("hex") };
   });
   writeFileSync(join(outdir, "SHA256SUMS"), listed.map((f) => `${f.sha256}  ${f.name}\n`).join(""));
+  if (signWith !== undefined) await sign(outdir, signWith, version);
   return listed;
+}
+
+/** Before any build: minisign is installed and the key file is there, so a long build does not end in a failed signature. */
+function checkSigningKey(key: string): void {
+  if (!Bun.which("minisign")) throw new Error("--sign needs minisign, which is not installed (Debian: apt-get install minisign)");
+  if (!existsSync(key)) throw new Error(`--sign ${key}: no such file (a minisign secret key: minisign -G makes a pair)`);
+}
+
+/** SHA256SUMS.minisig, the trusted comment naming the release; the terminal stays minisign's, for the key's password. */
+async function sign(outdir: string, key: string, version: string): Promise<void> {
+  const minisign = Bun.spawn(["minisign", "-S", "-s", key, "-m", "SHA256SUMS", "-t", `leaveapi ${version} release: SHA256SUMS`], {
+    cwd: outdir,
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const code = await minisign.exited;
+  if (code !== 0) throw new Error(`minisign could not sign SHA256SUMS with ${key} (exit ${code})`);
 }
 
 async function lastCommitTime(): Promise<number> {
@@ -78,13 +103,19 @@ async function lastCommitTime(): Promise<number> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { outdir: { type: "string" }, only: { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { outdir: { type: "string" }, only: { type: "string" }, sign: { type: "string" } },
+    strict: true,
+  });
   const outdir = resolve(values.outdir ?? join(ROOT, "dist/release"));
   try {
-    const files = await release(outdir, values.only);
+    const files = await release(outdir, values.only, values.sign === undefined ? undefined : resolve(values.sign));
     const shown = relative(process.cwd(), outdir) || outdir;
     for (const f of files) console.log(`${join(shown, f.name)}: ${(f.bytes / 1024 / 1024).toFixed(1)} MiB (${f.bytes} bytes)`);
     console.log(`${join(shown, "SHA256SUMS")}: ${files.length} files (check with: cd ${shown} && sha256sum -c SHA256SUMS)`);
+    if (values.sign !== undefined)
+      console.log(`${join(shown, "SHA256SUMS.minisig")}: signed (verify with: cd ${shown} && minisign -V -p PUBLIC_KEY_FILE -m SHA256SUMS)`);
   } catch (error) {
     console.error(`release: ${(error as Error).message}`);
     process.exit(1);

@@ -1,6 +1,8 @@
 /**
  * The shell blocks a document marks `<!-- runnable -->` (or `<!-- runnable: serves -->` for
- * a server that keeps running), and one bash script that runs them in order: what
+ * a server that keeps running, or `<!-- runnable: NAME -->` for one of several ways of
+ * doing the same step, such as docs/install.md's `runuser` and `sudo` shorthands, run
+ * only when NAME is asked for), and one bash script that runs them in order: what
  * test/readme.e2e.test.ts runs of the README in a fresh clone, and test/release.e2e.test.ts
  * of docs/install.md's first-time set-up after installing the Debian package.
  */
@@ -12,23 +14,31 @@ export interface RunnableBlock {
   /** The line of the block's opening fence in its file, for messages. */
   line: number;
   serves: boolean;
+  /** The way of doing the step it is one of (`<!-- runnable: NAME -->`), if any. */
+  variant?: string;
   text: string;
 }
 
-/** The shell blocks of a Markdown text marked runnable; a marker not followed by a sh block is an error. */
-export function runnableBlocks(markdown: string): RunnableBlock[] {
+/**
+ * The shell blocks of a Markdown text marked runnable, with those of `variant` among the
+ * ways of doing a step (none by default); a marker not followed by a sh block is an error.
+ */
+export function runnableBlocks(markdown: string, variant?: string): RunnableBlock[] {
   const lines = markdown.split("\n");
   const blocks: RunnableBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const marker = /^<!-- runnable(: serves)? -->$/.exec(lines[i] ?? "");
+    const marker = /^<!-- runnable(?:: ([a-z]+))? -->$/.exec(lines[i] ?? "");
     if (!marker) continue;
     if (lines[i + 1] !== "```sh") throw new Error(`line ${i + 1}: a runnable marker must stand right above a \`\`\`sh block`);
     const body: string[] = [];
     let j = i + 2;
     for (; j < lines.length && lines[j] !== "```"; j++) body.push(lines[j] ?? "");
     if (j === lines.length) throw new Error(`line ${i + 2}: the runnable block never closes`);
-    blocks.push({ line: i + 2, serves: marker[1] !== undefined, text: body.join("\n") });
+    const name = marker[1];
+    const line = i + 2;
     i = j;
+    if (name === undefined || name === "serves") blocks.push({ line, serves: name === "serves", text: body.join("\n") });
+    else if (name === variant) blocks.push({ line, serves: false, variant: name, text: body.join("\n") });
   }
   return blocks;
 }

@@ -44,3 +44,17 @@ export async function fetchToken(baseUrl: string, p: Provisioned, how: "basic" |
   if (res.status !== 200) throw new Error(`token request answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
+
+/** A self-signed certificate and its key for 127.0.0.1 tests (openssl); a failure says why. */
+export function selfSignedCertificate(certFile: string, keyFile: string, commonName = "localhost"): void {
+  const openssl = Bun.spawnSync(
+    ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", `/CN=${commonName}`, "-days", "1"].concat([
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+    ]),
+    { stderr: "pipe" },
+  );
+  if (openssl.exitCode !== 0) throw new Error(`openssl could not make a test certificate: ${openssl.stderr.toString()}`);
+}

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCli, scratchDir, startServer, type RunningServer } from "./cli-harness.ts";
-import { fetchToken, provisionDatabase, type Provisioned } from "./serve-fixture.ts";
+import { fetchToken, provisionDatabase, selfSignedCertificate, type Provisioned } from "./serve-fixture.ts";
 
 let p: Provisioned;
 let scratch: ReturnType<typeof scratchDir>;
@@ -18,11 +18,7 @@ beforeAll(async () => {
   scratch = scratchDir();
   cert = join(scratch.dir, "cert.pem");
   key = join(scratch.dir, "key.pem");
-  const openssl = Bun.spawnSync(
-    ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", key, "-out", cert],
-    { stderr: "pipe" },
-  );
-  if (openssl.exitCode !== 0) throw new Error(`openssl could not make a test certificate: ${openssl.stderr.toString()}`);
+  selfSignedCertificate(cert, key);
 }, 30_000);
 
 afterAll(() => {

@@ -1,7 +1,8 @@
 /**
  * The Bun host: the handler (or any fetch function) behind `Bun.serve`. Opening the
  * listeners: HTTP or HTTPS (Bun.serve's `tls` option, PEM files), with SO_REUSEPORT when
- * several worker processes share one port; and the last-resort answer to an error that
+ * several worker processes share one port or when serving HTTPS (so that `relisten` can
+ * take over the port with a renewed certificate); and the last-resort answer to an error that
  * escapes the fetch function. `leaveapi serve` (scripts/commands/serve.ts) puts its
  * metrics, logs and client addresses in front (scripts/serve/front.ts).
  *
@@ -74,7 +75,10 @@ export function listen(options: ListenOptions): Server<undefined> {
     return Bun.serve({
       hostname: options.hostname,
       port: options.port,
-      reusePort: options.reusePort,
+      // With TLS always: relisten binds a second listener to the same port (SO_REUSEPORT
+      // must be set on both), because Bun's server.reload() ignores `tls` (Bun 1.4,
+      // oven-sh/bun#43815).
+      reusePort: options.reusePort || tls !== undefined,
       // Above the Postgres statement timeout (10 s) plus its client-side margin, so an
       // answer of 503 after a silent database link still reaches the client; below
       // Bun's ceiling of 255 s, so idle or stalled connections are still closed.
@@ -87,6 +91,19 @@ export function listen(options: ListenOptions): Server<undefined> {
   } catch (error) {
     throw new ListenError(`cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The same listener with its TLS files read again (a renewed certificate): a new listener
+ * takes the port first, then the old one stops accepting and lets its requests in flight
+ * finish (as nginx's reload does), so no connection is refused and no request is cut off.
+ * Idle keep-alive connections of the old listener are closed; clients reconnect. Throws
+ * ListenError, leaving the old listener serving, when the files cannot be read or used.
+ */
+export function relisten(old: Server<undefined>, options: ListenOptions): Server<undefined> {
+  const next = listen({ ...options, port: old.port! });
+  void old.stop(false);
+  return next;
 }
 
 /** The base URL a person can paste: brackets around an IPv6 address, https with TLS. */

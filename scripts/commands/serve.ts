@@ -19,6 +19,7 @@ import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown
 import { copyControlsRegularly, scrubOwedRegularly, sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
 import { copyControlsToDataFile } from "../../adapters/sql/access-controls.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
+import { reloadTlsOnHangup } from "../serve/tls-reload.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
 import { readDocsScript } from "../../adapters/bun/docs-script-file.ts";
@@ -89,16 +90,17 @@ function listenOrFail(options: ListenOptions): ReturnType<typeof listen> {
   }
 }
 
-function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): void {
+/** Opens the API listener (first in `running.servers`) and the metrics one; returns the API listener's options. */
+function openListeners(settings: ServeSettings, role: WorkerRole | undefined, running: Running, fetches: { api: BunFetch; metrics: BunFetch }): ListenOptions {
   const reusePort = role !== undefined || settings.workers > 1;
   const { hostname, port, tls } = settings;
-  running.servers.push(
-    listenOrFail({ hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api }),
-  );
+  const api: ListenOptions = { hostname, port: role?.port ?? port, tls, reusePort, idleTimeoutSeconds: settings.idleTimeoutSeconds, fetch: fetches.api };
+  running.servers.push(listenOrFail(api));
   // A separate metrics address is the parent's alone: it answers with every worker's sum.
   if (settings.metrics.kind === "separate" && !role) {
     running.servers.push(listenOrFail({ hostname: settings.metrics.hostname, port: settings.metrics.port, reusePort: false, fetch: fetches.metrics }));
   }
+  return api;
 }
 
 /** A worker: answers the parent's questions, sums every process's metrics through it, says it is ready. */
@@ -187,12 +189,20 @@ export const serveCommand: Command = {
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
     try {
-      openListeners(settings, role, running, {
+      const apiListener = openListeners(settings, role, running, {
         api: createApiFetch({ handler, metrics, metricsHere, trustProxy: settings.trustProxy, log }),
         metrics: createMetricsFetch(metrics, log),
       });
       if (role) joinParent(role, metrics, logger);
       else await startAsParent(ctx, settings, running, metrics);
+      reloadTlsOnHangup({
+        servers: running.servers,
+        index: 0,
+        listenOptions: apiListener,
+        logger,
+        forward: () => running.pool?.signal("SIGHUP"),
+        until: stopSignal,
+      });
       // Started once serving: seeding the demo may legitimately keep the loop busy for a while.
       if (settings.watchdogMs > 0) {
         running.watchdog = startWatchdog({

@@ -1,10 +1,12 @@
 /**
  * The Debian package of a release (docs/install.md, "Installing the package"): the binary
  * as /usr/bin/leaveapi, the hardened unit of deploy/leaveapi.service (run from
- * /usr/bin), the environment file as a conffile under /etc/leaveapi, Debian's copyright
- * file (notices.ts) and changelog, and the maintainer scripts of deploy/debian/, which
- * make the system user and /var/lib/leaveapi, enable the service without starting it, and
- * on purge remove the configuration and the user but never the data. Built with
+ * /usr/bin), the environment file as a conffile under /etc/leaveapi, leaveapi(1)
+ * (man-page.ts), docs/install.md, docs/cli.md and docs/api.md, Debian's copyright file (notices.ts)
+ * and changelog, and the maintainer scripts of deploy/debian/, which make the system user
+ * and /var/lib/leaveapi, enable the service without starting it, disable it on removal
+ * (no dangling link), and on purge remove the configuration, and the user only once no
+ * data of its remains; never the data. Built with
  * dpkg-deb, files owned by root; byte for byte the same from the same inputs (dates from
  * SOURCE_DATE_EPOCH or the commit).
  */
@@ -22,6 +24,8 @@ export interface DebianPackageOptions {
   architecture: "amd64" | "arm64";
   binary: string;
   copyright: string;
+  /** leaveapi(1), roff source (man-page.ts). */
+  manPage: string;
   /** When the release was made, in seconds since 1970 (the changelog's date, the files' times). */
   sourceDate: number;
   outdir: string;
@@ -44,7 +48,8 @@ export async function buildDebianPackage(options: DebianPackageOptions): Promise
     put("etc/leaveapi/leaveapi.env", readFileSync(join(ROOT, "deploy/leaveapi.env.example")));
     put("usr/share/doc/leaveapi/copyright", options.copyright);
     put("usr/share/doc/leaveapi/changelog.gz", gzipSync(changelog(options.version, options.sourceDate), { level: 9 }));
-    put("usr/share/doc/leaveapi/install.md", readFileSync(join(ROOT, "docs/install.md")));
+    put("usr/share/man/man1/leaveapi.1.gz", gzipSync(options.manPage, { level: 9 }));
+    for (const doc of ["install.md", "cli.md", "api.md"]) put(`usr/share/doc/leaveapi/${doc}`, readFileSync(join(ROOT, "docs", doc)));
     put("usr/share/lintian/overrides/leaveapi", LINTIAN_OVERRIDES);
     for (const script of ["postinst", "prerm", "postrm"]) put(`DEBIAN/${script}`, readFileSync(join(ROOT, "deploy/debian", script)), 0o755);
     put("DEBIAN/conffiles", "/etc/leaveapi/leaveapi.env\n");
@@ -129,6 +134,4 @@ leaveapi: hardening-no-fortify-functions [usr/bin/leaveapi]
 leaveapi: hardening-no-pie [usr/bin/leaveapi]
 leaveapi: hardening-no-relro [usr/bin/leaveapi]
 leaveapi: embedded-library libjpeg [usr/bin/leaveapi]
-# The command documents itself: leaveapi --help and leaveapi help COMMAND, and docs/cli.md.
-leaveapi: no-manual-page [usr/bin/leaveapi]
 `;

@@ -52,6 +52,8 @@ export interface WorkerPool {
   failed: Promise<number>;
   /** Asks every worker; the answers that came within `timeoutMs`. */
   askAll: (method: string, timeoutMs: number) => Promise<unknown[]>;
+  /** Passes a signal to every worker still running (SIGHUP: read the TLS files again). */
+  signal: (signal: NodeJS.Signals) => void;
   /** Forwards the signal and waits for every worker; kills those still running after `timeoutMs`. True when all exited 0. */
   stop: (signal: StopSignal, timeoutMs: number) => Promise<boolean>;
 }
@@ -89,6 +91,9 @@ export function startWorkers(count: number, port: number, answer: (method: strin
     async askAll(method, timeoutMs) {
       const answers = await Promise.all(workers.map((w) => (w.proc.exitCode === null ? w.peer.ask(method, timeoutMs) : undefined)));
       return answers.filter((a) => a !== undefined);
+    },
+    signal(signal) {
+      for (const { proc } of workers) if (proc.exitCode === null) proc.kill(signal);
     },
     async stop(signal, timeoutMs) {
       stopping = true;
