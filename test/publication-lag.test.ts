@@ -159,11 +159,18 @@ describe("SQL store only", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let wrote!: () => void;
+    const firstWrote = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
     const a = store.runImport(async (w) => {
       await w.upsertEmployees(org, first, asked);
+      wrote();
       await gate;
       clock.advance(5_000);
     });
+    // An import takes its lock at its first write: the second starts once the first holds it.
+    await firstWrote;
     const b = store.runImport((w) => w.upsertEmployees(org, second, asked));
     release();
     await Promise.all([a, b]);
