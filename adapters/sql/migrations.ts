@@ -9,6 +9,7 @@
  */
 import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
+import { ACCESS_VIEWS as SQLITE_ACCESS_VIEWS, TOKEN_TABLES } from "./tokens-file-schema.ts";
 
 // Migrations run before the typed schema exists, so they take an untyped Kysely (as Kysely's own Migration type does).
 // biome-ignore lint/suspicious/noExplicitAny: the schema a migration runs on has no type until it has run
@@ -328,6 +329,20 @@ const ACCESS_VIEWS: Record<Dialect, readonly string[]> = {
   ],
 };
 
+/**
+ * 0013 on both dialects; and on SQLite where no tokens file is attached (Deno), the tokens
+ * file's access tables and views in the data file, which a new database otherwise lacks
+ * until it is opened again (sqlite-store.ts makes them on open once the schema is there).
+ */
+function accessViews(caps: SqlCapabilities): (db: AnyDb) => Promise<void> {
+  return async (db) => {
+    await run(ACCESS_VIEWS[caps.dialect])(db);
+    if (caps.dialect !== "sqlite") return;
+    if ((await sql<{ name: string }>`pragma database_list`.execute(db)).rows.some((r) => r.name === "tokens")) return;
+    await run([...TOKEN_TABLES.map((statement) => statement.replaceAll("tokens.", "main.")), ...SQLITE_ACCESS_VIEWS])(db);
+  };
+}
+
 // Restricted credentials (docs/api.md, "Restricted credentials"): a client's restriction in
 // a table of its own, read with the client and with each token's grant by primary key.
 // A client that never had one has no row; one whose restriction was cleared keeps a row
@@ -372,7 +387,7 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0010_deleted_records_erased": { up: run(DELETED_RECORDS_ERASED) },
     "0011_bodies_versioned": { up: run(BODIES_VERSIONED) },
     "0012_leave_class_spans": { up: run(LEAVE_CLASS_SPANS[caps.dialect]) },
-    "0013_access_views": { up: run(ACCESS_VIEWS[caps.dialect]) },
+    "0013_access_views": { up: accessViews(caps) },
     "0014_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
     "0015_selection_exits": { up: run(SELECTION_EXITS) },
     "0016_employee_selection": { up: run(EMPLOYEE_SELECTION) },
