@@ -358,6 +358,13 @@ const EMPLOYEE_SELECTION: readonly string[] = [
     where "deleted_at" is null`,
 ];
 
+// Conditional reads (docs/api.md, "Conditional reads"): one row per organisation whose
+// value every import that commits replaces with a fresh random one, in its transaction
+// (import-transaction.ts), so that an ETag made from it changes whenever a page could. Read
+// by primary key before each page. Random rather than counted, so that a database restored
+// from an older backup never shows a value a client saw with other data.
+const DATA_VERSIONS: readonly string[] = [`create table "data_versions" ("organisation_id" text primary key, "version" text not null)`];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -376,5 +383,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0014_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
     "0015_selection_exits": { up: run(SELECTION_EXITS) },
     "0016_employee_selection": { up: run(EMPLOYEE_SELECTION) },
+    "0017_data_versions": { up: run(DATA_VERSIONS) },
   };
 }
