@@ -18,7 +18,8 @@
  * leave at 1M vs 10k bookings; then, interleaved with SQLite again, the same employees
  * and leave load on Postgres (LEAVEAPI_BENCH_PG_URL, default the local test server); last,
  * tokens and reads while the leave file is imported again into a fresh database of each
- * store (bench/import-availability.ts).
+ * store (bench/import-availability.ts); and a sync poll of an unchanged organisation with
+ * and without If-None-Match (bench/conditional-poll.ts).
  */
 import { Database } from "bun:sqlite";
 import { minimalCursor, writeMinimalDatabase, type EmployeeRow } from "./reference/sqlite-page-min.ts";
@@ -29,6 +30,7 @@ import { parseArgs } from "node:util";
 import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget, type DatasetSize } from "./harness/dataset.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
+import { conditionalPollTarget } from "./conditional-poll.ts";
 import { deletionFeedTarget } from "./deletion-feed.ts";
 import { describeAvailability, measureImportAvailability } from "./import-availability.ts";
 import { createPostgresDatabase, postgresVersion } from "./harness/postgres.ts";
@@ -365,6 +367,17 @@ try {
   await load(`leaveapi: mixed (employees, leave, one employee, holidays) for ${MIXED_SECONDS} s`, server.url, mixed, { seconds: MIXED_SECONDS });
   const rssAfterKib = rssKib(server.pid);
   const anonAfterKib = anonymousRssKib(server.pid);
+  // Issue 41: a sync poll of an unchanged organisation, with and without its ETags (after the memory figures, which it would move).
+  const conditionalPoll = await conditionalPollTarget({
+    server,
+    token: sets.tokens.big,
+    r0Rps: r0.rps,
+    range: { from: "2026-01-01", to: LAST_BOOKING_DAY },
+    rate: quick ? 200 : 1000,
+    seconds: SECONDS,
+    load,
+    log,
+  });
   await server.stop();
 
   const holidays = await firstHolidayRequests(sqlite, (url) => fetchToken(url, data.big.data));
@@ -501,6 +514,7 @@ try {
       met: gzipVsEmployees.median >= 0.75 && gzipBytes.plain >= 4 * gzipBytes.coded,
     },
   ];
+  targets.push(conditionalPoll);
   // Issue 23: tokens and reads while the same leave file is imported into a fresh database, on each store.
   const availability = [await measureImportAvailability("SQLite", sqliteTarget(join(work, "availability.sqlite")), files.big, files.small)];
   if (!values["skip-postgres"]) {

@@ -6,8 +6,7 @@
  * page is read and before its read budget is spent. A store without `dataVersion` gets
  * neither: no tag, and `If-None-Match` is ignored.
  */
-import type { HmacSha256 } from "../lib/cursor-codec.ts";
-import { FIELD_LISTS, entityTag, matchesWeakly, parseIfNoneMatch, type IfNoneMatch, type TaggedRequest } from "../lib/conditional-reads.ts";
+import { FIELD_LISTS, entityTag, matchesWeakly, parseIfNoneMatch, type IfNoneMatch, type TagHashes, type TaggedRequest } from "../lib/conditional-reads.ts";
 import type { Store } from "../lib/store.ts";
 
 export interface ConditionalReads {
@@ -19,7 +18,7 @@ export interface ConditionalReads {
 
 const NOTHING_ASKED: IfNoneMatch = { kind: "none" };
 
-export function createConditionalReads(store: Store, mac: HmacSha256 | undefined, release: string): ConditionalReads {
+export function createConditionalReads(store: Store, hashes: TagHashes, release: string): ConditionalReads {
   const representation = `${FIELD_LISTS};${release}`;
   if (!store.dataVersion) return { asked: () => NOTHING_ASKED, tagOf: async () => null };
   return {
@@ -27,7 +26,7 @@ export function createConditionalReads(store: Store, mac: HmacSha256 | undefined
     async tagOf(request) {
       // Both before the page is read: a version read after it could be newer than what it shows.
       const [key, version] = await Promise.all([store.installationKey(), store.dataVersion!(request.organisationId)]);
-      return entityTag(key, version, request, representation, mac);
+      return entityTag(key, version, request, representation, hashes);
     },
   };
 }

@@ -191,7 +191,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const encoders = options.encoders ?? WEB_ENCODERS;
   const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
   const readBudget = createReadBudget(options.readRateLimit ?? { perSecond: 0 });
-  const conditional = createConditionalReads(store, mac, options.release ?? "");
+  const conditional = createConditionalReads(store, { mac, sha256Hex }, options.release ?? "");
 
   const only = (methods: readonly string[], state: RequestState) => {
     if (!methods.includes(state.method)) throw methodNotAllowed(methods);

@@ -61,7 +61,7 @@ export const headers = {
     description:
       'A weak entity tag of the answer (docs/api.md, "Conditional reads"): send it back in `If-None-Match` and an unchanged answer is 304. ' +
       "Absent when the store keeps no data version (an embedding's own store may not).",
-    schema: { type: "string", pattern: '^W/"[A-Za-z0-9_-]{22}"$' },
+    schema: { type: "string", pattern: '^W/"[0-9a-f]{32}"$' },
   },
   BearerChallenge: {
     description: 'A Bearer challenge, e.g. `Bearer realm="leaveapi", error="invalid_token"`.',
