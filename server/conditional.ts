@@ -36,8 +36,11 @@ export { matchesWeakly };
 /**
  * The 304: the headers the 200 would carry that describe it (RFC 9110 §15.4.5: its ETag
  * and Vary; Cache-Control and the rest are added to every answer by `finish`), no body,
- * and no Content-Length or Content-Type, which would describe a body not sent.
+ * and no Content-Length or Content-Type, which would describe a body not sent. `log` is
+ * the request's log entry in the making.
  */
-export function notModified(tag: string): Response {
+export function notModified(tag: string, log: { records?: number }): Response {
+  // No record was sent (the request log counts what each client received).
+  log.records = 0;
   return new Response(null, { status: 304, headers: { ETag: tag, Vary: "Accept-Encoding" } });
 }

@@ -168,11 +168,9 @@ interface RequestState {
  */
 type Routed = IRequest & { request: Request };
 /**
- * A data endpoint, for the token's organisation and its client's restriction when it has
- * one (docs/api.md, "Restricted credentials"), in two steps: its query (and path) read and
- * checked (400, and what else a request can fail before a read), which a 304 must pass too;
- * then the read, the lib/ operation whose result is the 200 answer's JSON body, already
- * written, with how many records it holds (lookup: 404).
+ * A data endpoint for the token's organisation and client's restriction, in two steps: its
+ * query (and path) read and checked (400); then the read, the 200's JSON body with its
+ * record count (lookup: 404).
  */
 type Endpoint = (organisationId: string, url: URL, routed: Routed, restriction: CredentialRestriction | undefined) => () => Promise<RawJson>;
 
@@ -197,7 +195,8 @@ export function createHandler(options: HandlerOptions): Handler {
     if (!methods.includes(state.method)) throw methodNotAllowed(methods);
   };
 
-  const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
+  /** `stillCurrent`: what time alone may change of an answer whose tag matched (the deletions feed's 410). */
+  const data = (route: string, scope: Scope, endpoint: Endpoint, stillCurrent?: (url: URL) => void) => async (req: Routed, state: RequestState) => {
     state.route = route;
     only(DATA_METHODS, state);
     const grant = await authenticate(req.request, store, scope, state.now, sha256Hex);
@@ -205,20 +204,20 @@ export function createHandler(options: HandlerOptions): Handler {
     state.clientId = grant.client_id;
     // A tag If-None-Match names is tested before the budget is spent (server/conditional.ts).
     const asked = conditional.asked(req.request);
+    const prepare = () => endpoint(grant.organisation_id, state.url, req, grant.restriction);
     if (asked.kind !== "tags") readBudget.spend(grant.client_id, state.now);
-    const read = endpoint(grant.organisation_id, state.url, req, grant.restriction);
+    let read = asked.kind === "tags" ? undefined : prepare();
     const tag = await conditional.tagOf({ organisationId: grant.organisation_id, clientId: grant.client_id, restriction: grant.restriction, url: state.url });
     if (tag !== null && matchesWeakly(asked, tag)) {
-      state.records = 0;
-      return notModified(tag);
+      // A tag is given only with a 200 of this very URL, whose parameters passed then.
+      stillCurrent?.(state.url);
+      return notModified(tag, state);
     }
+    read ??= prepare();
     if (asked.kind === "tags") readBudget.spend(grant.client_id, state.now);
     const body = await read();
-    // `*` matches any current answer (RFC 9110 §13.1.2), known only once it has been read.
-    if (tag !== null && asked.kind === "any") {
-      state.records = 0;
-      return notModified(tag);
-    }
+    // `*` matches any current answer (RFC 9110 §13.1.2), known once it has been read.
+    if (tag !== null && asked.kind === "any") return notModified(tag, state);
     state.records = body.records;
     const response = await codedJson(200, body.text, req.request.headers.get("accept-encoding"), encoders);
     if (tag !== null) response.headers.set("ETag", tag);
@@ -274,12 +273,16 @@ export function createHandler(options: HandlerOptions): Handler {
       // still answered only after authentication (docs/api.md, "Order of checks").
       const resource = state.url.searchParams.get("resource");
       const scope: Scope = resource === "employees" ? "employees:read" : "leave:read";
-      const feed = data("/v1/deletions", scope, (org, url, _req, restriction) => {
-        const params = parseDeletionsQuery(url);
+      const feed = data(
+        "/v1/deletions",
+        scope,
+        (org, url, _req, restriction) => {
+          const params = parseDeletionsQuery(url);
+          return () => listDeletionPage(store, org, params, { now: state.now, retentionDays, mac, restriction });
+        },
         // The one check that time alone changes: a 304 must never stand for a 410.
-        checkDeletionFeedHorizon(params.updated_since, state.now, retentionDays);
-        return () => listDeletionPage(store, org, params, { now: state.now, retentionDays, mac, restriction });
-      });
+        (url) => checkDeletionFeedHorizon(parseDeletionsQuery(url).updated_since, state.now, retentionDays),
+      );
       return feed(req, state);
     })
     .all(
