@@ -180,11 +180,18 @@ async function loadSets(server: RunningServer, data: Dataset): Promise<LoadSets>
   };
 }
 
-async function constantPageRun(pageBytes: Uint8Array): Promise<WrkResult> {
+const R0_NAME = "R0: Bun.serve, constant page bytes";
+
+/** R0, listening: Bun.serve answering every request with `pageBytes`. */
+async function startConstantPage(pageBytes: Uint8Array): Promise<RunningServer> {
   const pageFile = join(work, "page.json");
   writeFileSync(pageFile, pageBytes);
-  const r0Server = await startServer([process.execPath, join(ROOT, "bench/reference/constant-page.ts"), pageFile]);
-  return load("R0: Bun.serve, constant page bytes", r0Server.url, [{ path: "/v1/employees?limit=100" }]).finally(() => r0Server.stop());
+  return startServer([process.execPath, join(ROOT, "bench/reference/constant-page.ts"), pageFile]);
+}
+
+async function constantPageRun(pageBytes: Uint8Array): Promise<WrkResult> {
+  const r0Server = await startConstantPage(pageBytes);
+  return load(R0_NAME, r0Server.url, [{ path: "/v1/employees?limit=100" }]).finally(() => r0Server.stop());
 }
 
 interface References {
@@ -368,16 +375,18 @@ try {
   const rssAfterKib = rssKib(server.pid);
   const anonAfterKib = anonymousRssKib(server.pid);
   // Issue 41: a sync poll of an unchanged organisation, with and without its ETags (after the memory figures, which it would move).
+  const r0Again = await startConstantPage(pageBytes);
   const conditionalPoll = await conditionalPollTarget({
     server,
     token: sets.tokens.big,
-    r0Rps: r0.rps,
+    r0: { name: `${R0_NAME} (again, beside row 12)`, url: r0Again.url, requests: [{ path: "/v1/employees?limit=100" }] },
+    interleave,
     range: { from: "2026-01-01", to: LAST_BOOKING_DAY },
     rate: quick ? 200 : 1000,
     seconds: SECONDS,
     load,
     log,
-  });
+  }).finally(() => r0Again.stop());
   await server.stop();
 
   const holidays = await firstHolidayRequests(sqlite, (url) => fetchToken(url, data.big.data));
