@@ -69,6 +69,13 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
   const installationKey = crypto.getRandomValues(new Uint8Array(32));
   /** The last import queued: each waits for the one before, so none overwrites another's copy. */
   let lastImport: Promise<unknown> = Promise.resolve();
+  /**
+   * The data version (lib/store.ts, `dataVersion`): one for the whole store, moved by every
+   * import that commits and every `load`, so it changes whenever any organisation's data
+   * could. ETags are keyed by the installation key, new in each process, so a count that
+   * starts again at a restart never answers a tag a client holds.
+   */
+  let dataGeneration = 0;
   let closed = false;
 
   /**
@@ -115,6 +122,7 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
 
   const store: MemoryStore = {
     load(contents) {
+      dataGeneration++;
       const copy = structuredClone(contents);
       for (const o of copy.organisations) organisations.set(o.id, o);
       for (const c of copy.clients) clients.set(c.client_id, c);
@@ -282,6 +290,7 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
         const result = await work(memoryImportWriter(draft, (id) => organisations.has(id)));
         publishLate(tables, draft, clock() - startedAt, clock());
         tables = draft;
+        dataGeneration++;
         return result;
       });
       // The next import waits for this one to end, whether it committed or not.
@@ -292,6 +301,11 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
     async installationKey() {
       open();
       return installationKey.slice();
+    },
+
+    async dataVersion() {
+      open();
+      return String(dataGeneration);
     },
 
     async findClient(clientId) {

@@ -18,7 +18,8 @@
  * leave at 1M vs 10k bookings; then, interleaved with SQLite again, the same employees
  * and leave load on Postgres (LEAVEAPI_BENCH_PG_URL, default the local test server); last,
  * tokens and reads while the leave file is imported again into a fresh database of each
- * store (bench/import-availability.ts).
+ * store (bench/import-availability.ts); and a sync poll of an unchanged organisation with
+ * and without If-None-Match (bench/conditional-poll.ts).
  */
 import { Database } from "bun:sqlite";
 import { minimalCursor, writeMinimalDatabase, type EmployeeRow } from "./reference/sqlite-page-min.ts";
@@ -29,6 +30,7 @@ import { parseArgs } from "node:util";
 import { buildDataset, postgresTarget, sqliteTarget, writeFiles, type Dataset, type DatabaseTarget, type DatasetSize } from "./harness/dataset.ts";
 import { employeePaths, fetchToken, leavePaths, leaveWindows } from "./harness/crawl.ts";
 import { timeHandler } from "./harness/in-process.ts";
+import { conditionalPollTarget } from "./conditional-poll.ts";
 import { deletionFeedTarget } from "./deletion-feed.ts";
 import { describeAvailability, measureImportAvailability } from "./import-availability.ts";
 import { createPostgresDatabase, postgresVersion } from "./harness/postgres.ts";
@@ -178,11 +180,18 @@ async function loadSets(server: RunningServer, data: Dataset): Promise<LoadSets>
   };
 }
 
-async function constantPageRun(pageBytes: Uint8Array): Promise<WrkResult> {
+const R0_NAME = "R0: Bun.serve, constant page bytes";
+
+/** R0, listening: Bun.serve answering every request with `pageBytes`. */
+async function startConstantPage(pageBytes: Uint8Array): Promise<RunningServer> {
   const pageFile = join(work, "page.json");
   writeFileSync(pageFile, pageBytes);
-  const r0Server = await startServer([process.execPath, join(ROOT, "bench/reference/constant-page.ts"), pageFile]);
-  return load("R0: Bun.serve, constant page bytes", r0Server.url, [{ path: "/v1/employees?limit=100" }]).finally(() => r0Server.stop());
+  return startServer([process.execPath, join(ROOT, "bench/reference/constant-page.ts"), pageFile]);
+}
+
+async function constantPageRun(pageBytes: Uint8Array): Promise<WrkResult> {
+  const r0Server = await startConstantPage(pageBytes);
+  return load(R0_NAME, r0Server.url, [{ path: "/v1/employees?limit=100" }]).finally(() => r0Server.stop());
 }
 
 interface References {
@@ -365,6 +374,19 @@ try {
   await load(`leaveapi: mixed (employees, leave, one employee, holidays) for ${MIXED_SECONDS} s`, server.url, mixed, { seconds: MIXED_SECONDS });
   const rssAfterKib = rssKib(server.pid);
   const anonAfterKib = anonymousRssKib(server.pid);
+  // Issue 41: a sync poll of an unchanged organisation, with and without its ETags (after the memory figures, which it would move).
+  const r0Again = await startConstantPage(pageBytes);
+  const conditionalPoll = await conditionalPollTarget({
+    server,
+    token: sets.tokens.big,
+    r0: { name: `${R0_NAME} (again, beside row 12)`, url: r0Again.url, requests: [{ path: "/v1/employees?limit=100" }] },
+    interleave,
+    range: { from: "2026-01-01", to: LAST_BOOKING_DAY },
+    rate: quick ? 200 : 1000,
+    seconds: SECONDS,
+    load,
+    log,
+  }).finally(() => r0Again.stop());
   await server.stop();
 
   const holidays = await firstHolidayRequests(sqlite, (url) => fetchToken(url, data.big.data));
@@ -501,6 +523,7 @@ try {
       met: gzipVsEmployees.median >= 0.75 && gzipBytes.plain >= 4 * gzipBytes.coded,
     },
   ];
+  targets.push(conditionalPoll);
   // Issue 23: tokens and reads while the same leave file is imported into a fresh database, on each store.
   const availability = [await measureImportAvailability("SQLite", sqliteTarget(join(work, "availability.sqlite")), files.big, files.small)];
   if (!values["skip-postgres"]) {

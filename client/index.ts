@@ -22,6 +22,7 @@
 import { type CallOptions, withinCall } from "./call-scope.ts";
 import { errorFromResponse } from "./errors.ts";
 import { eachBookingInWindows, eachRecord } from "./paging.ts";
+import { createPollCopies } from "./poll-copies.ts";
 import { runSync, type SyncOptions, type SyncResult } from "./sync.ts";
 import { createTokenSource } from "./token-source.ts";
 import { DEFAULT_RETRY_POLICY, createTransport, realSleep, type CallScope, type FetchLike, type RetryPolicy, type Sleep } from "./transport.ts";
@@ -146,21 +147,34 @@ export function createClient(options: ClientOptions): LeaveApiClient {
     within: (work) => withinCall({}, clock, work),
   });
 
-  /** GET with the shared token; after a 401, one new token and one retry, never more. */
+  // The first pages of syncs, kept with their ETags: an unchanged one is answered 304 (poll-copies.ts).
+  const polls = createPollCopies(now);
+
+  /**
+   * GET with the shared token; after a 401, one new token and one retry, never more. The
+   * first page of an `updated_since` list is asked with If-None-Match when a copy is kept,
+   * and a 304 answered from the copy.
+   */
   function get<T>(path: string, params: Record<string, string> = {}, callOptions: CallOptions = {}): Promise<T> {
     const url = new URL(root + path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    const request = polls.plan(url);
     return withinCall(callOptions, clock, async (call: CallScope) => {
-      const send = (token: string) =>
-        transport.send(url.href, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } }, call);
+      const headers: Record<string, string> = { Accept: "application/json" };
+      if (request.etag !== undefined) headers["If-None-Match"] = request.etag;
+      const send = (token: string) => transport.send(request.url, { method: "GET", headers: { ...headers, Authorization: `Bearer ${token}` } }, call);
       const token = await tokens.token(call.signal);
       let res = await send(token);
       if (res.status === 401) {
         await res.body?.cancel();
         res = await send(await tokens.renew(token, call.signal));
       }
+      const kept = res.status === 304 ? polls.copy(request) : undefined;
+      if (kept !== undefined) return JSON.parse(kept) as T;
       if (!res.ok) throw await errorFromResponse(res);
-      return (await res.json()) as T;
+      const text = await res.text();
+      polls.keep(request, res.headers.get("etag"), text);
+      return JSON.parse(text) as T;
     });
   }
 

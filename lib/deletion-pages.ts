@@ -40,6 +40,11 @@ export function deletionSweepBefore(now: number, retentionDays: number): number 
   return deletionFeedHorizon(now, retentionDays) - SWEEP_GRACE_MS;
 }
 
+/** Throws 410 `sync_expired` for an `updated_since` older than the feed answers at `now`. */
+export function checkDeletionFeedHorizon(updatedSince: number, now: number, retentionDays: number): void {
+  if (updatedSince < deletionFeedHorizon(now, retentionDays)) throw syncExpired(retentionDays);
+}
+
 export interface DeletionFeedOptions {
   /** The request's instant, epoch milliseconds. */
   now: number;
@@ -68,7 +73,7 @@ export function listDeletionPage(
 ): Promise<RawJson<Page<DeletionJson>>> {
   const { limit, cursor, ...filters } = params;
   const { resource, updated_since } = filters;
-  if (updated_since < deletionFeedHorizon(options.now, options.retentionDays)) throw syncExpired(options.retentionDays);
+  checkDeletionFeedHorizon(updated_since, options.now, options.retentionDays);
   const { restriction } = options;
   if (restriction) checkSyncAfterRestriction(restriction, updated_since);
   // A restriction of fields alone reads everyone: the organisation's feed is its own.

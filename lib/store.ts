@@ -300,6 +300,18 @@ export interface Store {
    */
   restricted?: RestrictedReads;
 
+  /**
+   * Optional: the organisation's data version, a value that changes whenever anything its
+   * data endpoints answer could (docs/api.md, "Conditional reads"): every import that
+   * commits writing to the organisation (records, tombstones, closure days, imported public
+   * holidays), an erasure. Equal values must mean equal data; a value is never reused for
+   * other data, not even after a restore from a backup (the SQL store writes a fresh random
+   * one). It must be read where the pages are read (a replica's), so that it is never
+   * newer than the page a request reads after it. A store without it answers no `ETag`
+   * and never 304 (docs/embedding.md); `runStoreContract` checks it when present.
+   */
+  dataVersion?(organisationId: string): Promise<string>;
+
   /** Resolves when the database answers; throws `StoreUnavailableError` when it does not. */
   ping(): Promise<void>;
 

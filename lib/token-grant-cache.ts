@@ -101,6 +101,8 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
   const { listText } = store;
   if (listText) cached.listText = (query) => listText.call(store, query);
   if (store.restricted) cached.restricted = store.restricted;
+  const { dataVersion } = store;
+  if (dataVersion) cached.dataVersion = (organisationId) => dataVersion.call(store, organisationId);
   if (!isAdminStore(store)) return cached;
   const admin: AdminStore = {
     migrate: () => store.migrate(),

@@ -18,7 +18,7 @@ import type { Store } from "../lib/store.ts";
 import { RawJson } from "../lib/raw-json.ts";
 import { getEmployee, listEmployeePage } from "../lib/employee-pages.ts";
 import { listLeavePage } from "../lib/leave-pages.ts";
-import { DEFAULT_DELETION_RETENTION_DAYS, listDeletionPage } from "../lib/deletion-pages.ts";
+import { DEFAULT_DELETION_RETENTION_DAYS, checkDeletionFeedHorizon, listDeletionPage } from "../lib/deletion-pages.ts";
 import { listHolidays, shippedPublicHolidaysOnFirstUse } from "../lib/holidays.ts";
 import type { CredentialRestriction } from "../lib/restriction.ts";
 import { parseDeletionsQuery, parseEmployeeId, parseEmployeesQuery, parseHolidaysQuery, parseLeaveQuery, readQuery } from "../lib/request-params.ts";
@@ -30,11 +30,13 @@ import { authorizationServerMetadata, openApiFor } from "./metadata.ts";
 import { METADATA_PATH, insertedMetadataPaths } from "./metadata-paths.ts";
 import { errorResponse, finish, json, requestIdFor } from "./responses.ts";
 import { URL_TOO_LONG_ROUTE, requestSizeError } from "./request-limits.ts";
-import { BAD_TARGET_ROUTE, requestUrl } from "./request-target.ts";
+import { BAD_TARGET_ROUTE, loggableMethod, requestUrl } from "./request-target.ts";
+import { isUnderBasePath, validBasePath } from "./base-path.ts";
 import { verifiedHmacSha256, type HmacSha256 } from "../lib/cursor-codec.ts";
 import { DEFAULT_TOKEN_LIMITS, type TokenLimits } from "../lib/issue-token.ts";
 import { verifiedSha256Hex, type Sha256Hex } from "../lib/digest.ts";
 import { handleTokenRequest } from "./token-endpoint.ts";
+import { createConditionalReads, matchesWeakly, notModified } from "./conditional.ts";
 
 export interface RequestLogEntry {
   time: string;
@@ -125,6 +127,8 @@ export interface HandlerOptions {
    * request with an older `updated_since` is 410 `sync_expired`. Default 90.
    */
   deletionRetentionDays?: number;
+  /** The host's release (and its shipped holiday data), in every ETag (docs/api.md, "Conditional reads"); `leaveapi serve` passes its version. */
+  release?: string;
 }
 
 /** What a host passes beside the request. */
@@ -164,12 +168,11 @@ interface RequestState {
  */
 type Routed = IRequest & { request: Request };
 /**
- * A data endpoint: its query (and path) read into a lib/ operation's input, and the
- * operation's result, which is the 200 answer's JSON body, already written, with how many
- * records it holds. Runs after authentication and scope: parameters (400), then lookup (404).
+ * A data endpoint for the token's organisation and client's restriction, in two steps: its
+ * query (and path) read and checked (400); then the read, the 200's JSON body with its
+ * record count (lookup: 404).
  */
-/** An endpoint's answer for the token's organisation, and its client's restriction when it has one (docs/api.md, "Restricted credentials"). */
-type Endpoint = (organisationId: string, url: URL, routed: Routed, restriction: CredentialRestriction | undefined) => Promise<RawJson>;
+type Endpoint = (organisationId: string, url: URL, routed: Routed, restriction: CredentialRestriction | undefined) => () => Promise<RawJson>;
 
 const DATA_METHODS = ["GET", "HEAD"] as const;
 
@@ -186,22 +189,39 @@ export function createHandler(options: HandlerOptions): Handler {
   const encoders = options.encoders ?? WEB_ENCODERS;
   const retentionDays = options.deletionRetentionDays ?? DEFAULT_DELETION_RETENTION_DAYS;
   const readBudget = createReadBudget(options.readRateLimit ?? { perSecond: 0 });
+  const conditional = createConditionalReads(store, { mac, sha256Hex }, options.release ?? "");
 
   const only = (methods: readonly string[], state: RequestState) => {
     if (!methods.includes(state.method)) throw methodNotAllowed(methods);
   };
 
-  const data = (route: string, scope: Scope, endpoint: Endpoint) => async (req: Routed, state: RequestState) => {
+  /** `stillCurrent`: what time alone may change of an answer whose tag matched (the deletions feed's 410). */
+  const data = (route: string, scope: Scope, endpoint: Endpoint, stillCurrent?: (url: URL) => void) => async (req: Routed, state: RequestState) => {
     state.route = route;
     only(DATA_METHODS, state);
     const grant = await authenticate(req.request, store, scope, state.now, sha256Hex);
     state.organisationId = grant.organisation_id;
     state.clientId = grant.client_id;
-    readBudget.spend(grant.client_id, state.now);
-    const body = await endpoint(grant.organisation_id, state.url, req, grant.restriction);
+    // A tag If-None-Match names is tested before the budget is spent (server/conditional.ts).
+    const asked = conditional.asked(req.request);
+    const prepare = () => endpoint(grant.organisation_id, state.url, req, grant.restriction);
+    if (asked.kind !== "tags") readBudget.spend(grant.client_id, state.now);
+    let read = asked.kind === "tags" ? undefined : prepare();
+    const tag = await conditional.tagOf({ organisationId: grant.organisation_id, clientId: grant.client_id, restriction: grant.restriction, url: state.url });
+    if (tag !== null && matchesWeakly(asked, tag)) {
+      // A tag is given only with a 200 of this very URL, whose parameters passed then.
+      stillCurrent?.(state.url);
+      return notModified(tag, state);
+    }
+    read ??= prepare();
+    if (asked.kind === "tags") readBudget.spend(grant.client_id, state.now);
+    const body = await read();
+    // `*` matches any current answer (RFC 9110 §13.1.2), known once it has been read.
+    if (tag !== null && asked.kind === "any") return notModified(tag, state);
     state.records = body.records;
-    // Coded from the text as it is, rather than sent through a Response and read back.
-    return codedJson(200, body.text, req.request.headers.get("accept-encoding"), encoders);
+    const response = await codedJson(200, body.text, req.request.headers.get("accept-encoding"), encoders);
+    if (tag !== null) response.headers.set("ETag", tag);
+    return response;
   };
 
   const metadata = (route: string, state: RequestState) => {
@@ -227,35 +247,52 @@ export function createHandler(options: HandlerOptions): Handler {
     })
     .all(
       "/v1/employees",
-      data("/v1/employees", "employees:read", (org, url, _req, restriction) => listEmployeePage(store, org, parseEmployeesQuery(url), mac, restriction)),
+      data("/v1/employees", "employees:read", (org, url, _req, restriction) => {
+        const params = parseEmployeesQuery(url);
+        return () => listEmployeePage(store, org, params, mac, restriction);
+      }),
     )
     .all(
       "/v1/employees/:id",
-      data("/v1/employees/{id}", "employees:read", async (org, url, req, restriction) => {
+      data("/v1/employees/{id}", "employees:read", (org, url, req, restriction) => {
         // No query parameters here; any is refused like a typo on the lists (docs/api.md, "Query parameters").
         readQuery(url, []);
-        return RawJson.of({ data: await getEmployee(store, org, parseEmployeeId(req.params.id ?? ""), restriction) }, 1);
+        const id = parseEmployeeId(req.params.id ?? "");
+        return async () => RawJson.of({ data: await getEmployee(store, org, id, restriction) }, 1);
       }),
     )
     .all(
       "/v1/leave-requests",
-      data("/v1/leave-requests", "leave:read", (org, url, _req, restriction) => listLeavePage(store, org, parseLeaveQuery(url), mac, restriction)),
+      data("/v1/leave-requests", "leave:read", (org, url, _req, restriction) => {
+        const params = parseLeaveQuery(url);
+        return () => listLeavePage(store, org, params, mac, restriction);
+      }),
     )
     .all("/v1/deletions", async (req, state) => {
       // The scope depends on the resource asked about, so it is read first; a bad one is
       // still answered only after authentication (docs/api.md, "Order of checks").
       const resource = state.url.searchParams.get("resource");
       const scope: Scope = resource === "employees" ? "employees:read" : "leave:read";
-      const feed = data("/v1/deletions", scope, (org, url, _req, restriction) =>
-        listDeletionPage(store, org, parseDeletionsQuery(url), { now: state.now, retentionDays, mac, restriction }),
+      const feed = data(
+        "/v1/deletions",
+        scope,
+        (org, url, _req, restriction) => {
+          const params = parseDeletionsQuery(url);
+          return () => listDeletionPage(store, org, params, { now: state.now, retentionDays, mac, restriction });
+        },
+        // The one check that time alone changes: a 304 must never stand for a 410.
+        (url) => checkDeletionFeedHorizon(parseDeletionsQuery(url).updated_since, state.now, retentionDays),
       );
       return feed(req, state);
     })
     .all(
       "/v1/holidays",
-      data("/v1/holidays", "holidays:read", async (org, url, _req, restriction) => {
-        const holidays = await listHolidays(store, org, parseHolidaysQuery(url), publicHolidays, restriction);
-        return RawJson.of({ data: holidays }, holidays.length);
+      data("/v1/holidays", "holidays:read", (org, url, _req, restriction) => {
+        const params = parseHolidaysQuery(url);
+        return async () => {
+          const holidays = await listHolidays(store, org, params, publicHolidays, restriction);
+          return RawJson.of({ data: holidays }, holidays.length);
+        };
       }),
     )
     .all("/healthz", async (_req, state) => {
@@ -359,31 +396,4 @@ export function createHandler(options: HandlerOptions): Handler {
     });
     return finish(response, requestId, method === "HEAD");
   };
-}
-
-/**
- * The method for the log: any token the Node bridge passes through is a string the
- * client chose, so only a short run of letters (which cannot hold a `svct_` token) is
- * written as it is.
- */
-function loggableMethod(method: string): string {
-  return /^[A-Za-z-]{1,16}$/.test(method) ? method : "[other]";
-}
-
-/** Path segments itty-router can put into its route patterns verbatim (it escapes only "."). */
-const BASE_PATH_PATTERN = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
-
-/** A set-up mistake in `basePath` throws here, when the handler is created, not on the first request. */
-function validBasePath(basePath: string | undefined): string {
-  if (basePath === undefined || basePath === "") return "";
-  if (!BASE_PATH_PATTERN.test(basePath)) {
-    throw new Error(
-      `basePath must look like "/hr-api": start with "/", no trailing slash, no "?" or "#", path segments of letters, digits and -._~ only; got ${JSON.stringify(basePath)}. Omit it to serve at the root.`,
-    );
-  }
-  return basePath;
-}
-
-function isUnderBasePath(pathname: string, basePath: string): boolean {
-  return basePath === "" || pathname === basePath || pathname.startsWith(`${basePath}/`);
 }

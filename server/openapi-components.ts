@@ -57,6 +57,12 @@ export const headers = {
     required: true,
     schema: { type: "string", examples: ["GET, HEAD", "POST"] },
   },
+  ETag: {
+    description:
+      'A weak entity tag of the answer (docs/api.md, "Conditional reads"): send it back in `If-None-Match` and an unchanged answer is 304. ' +
+      "Absent when the store keeps no data version (an embedding's own store may not).",
+    schema: { type: "string", pattern: '^W/"[0-9a-f]{32}"$' },
+  },
   BearerChallenge: {
     description: 'A Bearer challenge, e.g. `Bearer realm="leaveapi", error="invalid_token"`.',
     required: true,
@@ -65,6 +71,16 @@ export const headers = {
 } as const;
 
 export const responses = {
+  NotModified: {
+    description:
+      "`If-None-Match` named the answer's current ETag: nothing it holds has changed, so no body is sent and the read budget is not spent. " +
+      "Keep the copy you have.",
+    headers: {
+      ...requestIdHeader,
+      ETag: { $ref: "#/components/headers/ETag" },
+      Vary: { description: "`Accept-Encoding`, as the 200 says.", schema: { type: "string" } },
+    },
+  },
   BadRequest: errorResponse(
     "A bad, unknown or repeated query or path parameter (`param` names it), a cursor used with other filters, or credentials in the URL. " +
       "A malformed Bearer Authorization header is also answered 400, with a `WWW-Authenticate` challenge.",

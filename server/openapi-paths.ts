@@ -25,6 +25,20 @@ const schemaRef = (name: ComponentName) => ({ $ref: `#/components/schemas/${name
 const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } } as const;
 const json = <E extends object>(schema: ComponentName, example: E) => ({ "application/json": { schema: schemaRef(schema), example } }) as const;
 
+/** A data answer's headers: its id and its ETag (docs/api.md, "Conditional reads"). */
+const tagged = { ...requestId, ETag: { $ref: "#/components/headers/ETag" } } as const;
+/** What a data endpoint takes beside its query: If-None-Match, and the 304 it may bring. */
+const IF_NONE_MATCH = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description:
+    "ETags of answers you hold (RFC 9110 §13.1.2), or `*`; when one is the current ETag the answer is 304 with no body, and the read budget is not spent. " +
+    "Members that are not entity tags match nothing.",
+  schema: { type: "string", pattern: '^(\\*|\\s*(W/)?"[^"]*"\\s*(,\\s*(W/)?"[^"]*"\\s*)*)$' },
+} as const;
+const conditional = { "304": response("NotModified") } as const;
+
 /** Decided before routing, so any request can get them (server/request-limits.ts). */
 const sizeLimits = { "414": response("UriTooLong"), "431": response("HeadersTooLarge") } as const;
 const dataErrors = {
@@ -110,13 +124,14 @@ const dataPaths = {
         "Ordered by `updated_at`, then `id`. Deleted employees are never returned. A restricted credential lists only the employees it selects, " +
         "with the fields it may not read as null.",
       security: [{ oauth2: ["employees:read"] }],
-      parameters: queryParameters(employeesQuerySchema, "GET /v1/employees"),
+      parameters: [...queryParameters(employeesQuerySchema, "GET /v1/employees"), IF_NONE_MATCH],
       responses: {
         "200": {
           description: "A page of employees.",
-          headers: requestId,
+          headers: tagged,
           content: json("EmployeePage", { has_more: false, next_cursor: null, data: [EMPLOYEE_EXAMPLE] }),
         },
+        ...conditional,
         ...dataErrors,
         ...restrictionChanged,
       },
@@ -129,9 +144,10 @@ const dataPaths = {
       summary: "Get one employee",
       description: "An employee outside a restricted credential's selection is 404, as an unknown one is.",
       security: [{ oauth2: ["employees:read"] }],
-      parameters: [pathParameter("id", employeeIdPathSchema)],
+      parameters: [pathParameter("id", employeeIdPathSchema), IF_NONE_MATCH],
       responses: {
-        "200": { description: "The employee.", headers: requestId, content: json("EmployeeResponse", { data: EMPLOYEE_EXAMPLE }) },
+        "200": { description: "The employee.", headers: tagged, content: json("EmployeeResponse", { data: EMPLOYEE_EXAMPLE }) },
+        ...conditional,
         ...dataErrors,
         "404": response("NotFound"),
       },
@@ -146,13 +162,14 @@ const dataPaths = {
         "A booking overlaps when `start_date` ≤ `to` and `end_date` ≥ `from`. Annual leave only. Ordered by `start_date`, then `id`. " +
         "An unknown `employee_id` gives an empty list. A restricted credential lists only the bookings of the employees it selects.",
       security: [{ oauth2: ["leave:read"] }],
-      parameters: queryParameters(leaveQuerySchema, "GET /v1/leave-requests"),
+      parameters: [...queryParameters(leaveQuerySchema, "GET /v1/leave-requests"), IF_NONE_MATCH],
       responses: {
         "200": {
           description: "A page of leave bookings.",
-          headers: requestId,
+          headers: tagged,
           content: json("LeaveBookingPage", { has_more: false, next_cursor: null, data: [BOOKING_EXAMPLE] }),
         },
+        ...conditional,
         ...dataErrors,
         ...restrictionChanged,
       },
@@ -169,17 +186,18 @@ const dataPaths = {
         "is no longer annual. Ordered by `deleted_at`, then `id`. A record listed again leaves this feed. Needs `employees:read` for " +
         "employees and `leave:read` for leave requests (also when `resource` is missing or unknown).",
       security: [{ oauth2: ["employees:read"] }, { oauth2: ["leave:read"] }],
-      parameters: queryParameters(deletionsQuerySchema, "GET /v1/deletions"),
+      parameters: [...queryParameters(deletionsQuerySchema, "GET /v1/deletions"), IF_NONE_MATCH],
       responses: {
         "200": {
           description: "A page of deletions.",
-          headers: requestId,
+          headers: tagged,
           content: json("DeletionPage", {
             has_more: false,
             next_cursor: null,
             data: [{ resource: "leave-requests", id: BOOKING_EXAMPLE.id, deleted_at: "2026-03-02T08:15:00.000Z" }],
           }),
         },
+        ...conditional,
         ...dataErrors,
         "410": {
           description:
@@ -203,9 +221,10 @@ const dataPaths = {
       summary: "List public holidays and company closure days in a date range",
       description: "Public holidays of every calendar observed by an employee employed during the range, plus the organisation's closure days. Not paged.",
       security: [{ oauth2: ["holidays:read"] }],
-      parameters: queryParameters(holidaysQuerySchema, "GET /v1/holidays"),
+      parameters: [...queryParameters(holidaysQuerySchema, "GET /v1/holidays"), IF_NONE_MATCH],
       responses: {
-        "200": { description: "The holidays in the range, in date order.", headers: requestId, content: json("HolidayList", HOLIDAYS_EXAMPLE) },
+        "200": { description: "The holidays in the range, in date order.", headers: tagged, content: json("HolidayList", HOLIDAYS_EXAMPLE) },
+        ...conditional,
         ...dataErrors,
       },
     },

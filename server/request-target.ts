@@ -72,3 +72,12 @@ export function requestUrl(req: Request): URL | ApiError {
   }
   return url;
 }
+
+/**
+ * The method for the log: any token the Node bridge passes through is a string the
+ * client chose, so only a short run of letters (which cannot hold a `svct_` token) is
+ * written as it is.
+ */
+export function loggableMethod(method: string): string {
+  return /^[A-Za-z-]{1,16}$/.test(method) ? method : "[other]";
+}

@@ -57,6 +57,8 @@ export function finish(res: Response, requestId: string, isHead: boolean): Respo
  */
 async function headAnswer(res: Response): Promise<Response> {
   const headers = res.headers;
+  // A 304 sends no body and says nothing of the length of the one it stands for (RFC 9110 §8.6).
+  if (res.status === 304) return res;
   if (!headers.has("Content-Length")) headers.set("Content-Length", String(res.body === null ? 0 : (await res.arrayBuffer()).byteLength));
   else await res.body?.cancel();
   return new Response(null, { status: res.status, headers });

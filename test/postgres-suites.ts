@@ -14,6 +14,8 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/compression.test.ts",
   "test/deleted-records-migration.test.ts",
   "test/leave-class-spans-migration.test.ts",
+  "test/client-conditional.e2e.test.ts",
+  "test/conditional-reads.test.ts",
   "test/deletions.test.ts",
   "test/deletion-sweep.test.ts",
   "test/docs-page.test.ts",

@@ -11,6 +11,7 @@ import type { AccessTokenGrant, Store } from "../lib/store.ts";
 import { T0, fixtureUuid } from "./contract-fixture.ts";
 import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, rejectionOf, tokenDigest, withoutSecret, type WithAdminStore } from "./admin-fixture.ts";
 import { runAdminLifecycleCases } from "./admin-lifecycle-contract.ts";
+import { runDataVersionCases } from "./data-version-contract.ts";
 import { runImportDryRunCases } from "./import-dry-run-contract.ts";
 import { runImportWriterCases } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
@@ -240,5 +241,6 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
     runAdminLifecycleCases(framework, withStore);
     runImportWriterCases(framework, withStore);
     runImportDryRunCases(framework, withStore);
+    runDataVersionCases(framework, withStore);
   });
 }

@@ -10,6 +10,7 @@ import type { SqlCapabilities } from "./capabilities.ts";
 import { DryRunShadow } from "./dry-run-shadow.ts";
 import { scrubDeleted } from "./erasure.ts";
 import { withPageCache } from "./fast-paths.ts";
+import { newDataVersions } from "./data-versions.ts";
 import { ImportStamps } from "./published-stamps.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { SqlImportWriter } from "./sql-import-writer.ts";
@@ -119,7 +120,13 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   const result = await withImportCache(ctx, () =>
     ctx.db.connection().execute(async (conn) => {
       let begun: Promise<void> | null = null;
-      const begin = () => (begun ??= beginImport(conn, ctx.caps, options.onWait));
+      /** Every organisation the work named: their data versions change with the commit (data-versions.ts). */
+      const named = new Set<string>();
+      const begin = (organisationId: string) => {
+        named.add(organisationId);
+        begun ??= beginImport(conn, ctx.caps, options.onWait);
+        return begun;
+      };
       try {
         const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, { onWait: options.onWait });
         const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
@@ -129,6 +136,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         await begun;
         await writer.finish(stamps.writtenOrganisations());
         deletedAny = writer.deletedAny;
+        await newDataVersions(conn, named, ctx.options.randomBytes);
         // Last, so that the instant it records is as close to the commit as can be.
         await stamps.publish();
         await sql`commit`.execute(conn);

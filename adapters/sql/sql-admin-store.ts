@@ -224,6 +224,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("deletions").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("selection_exits").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("data_versions").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
           // The clients' rate-limit events would otherwise linger until the next sweep.

@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Store } from "../../lib/store.ts";
 import { cursorKey } from "./cursor-key.ts";
+import { dataVersions } from "./data-versions.ts";
 import { deletionQueries } from "./deletion-queries.ts";
 import { deletionSweep } from "./deletion-sweep.ts";
 import { leavePageQueries } from "./leave-page-queries.ts";
@@ -27,6 +28,7 @@ export function createSqlStore(ctx: SqlContext): Store {
     listText: (q) => (q.list === "employees" ? employeesText(q.query) : leaveText(q.query)),
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
+    ...dataVersions(ctx),
     restricted: { ...restrictedQueries(ctx), listEmployees: restrictedEmployees, listOverlappingLeave: restrictedLeave },
     /**
      * Both connections must answer: a dead replica fails the data endpoints as surely as a

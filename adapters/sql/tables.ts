@@ -214,6 +214,12 @@ export interface SelectionExitsTable {
   until: Instant;
 }
 
+/** The organisation's data version (lib/store.ts, `dataVersion`): a fresh random value written by every import that commits. */
+export interface DataVersionsTable {
+  organisation_id: string;
+  version: string;
+}
+
 export interface Tables {
   running_writers: RunningWritersTable;
   organisations_now: OrganisationsNowView;
@@ -233,6 +239,7 @@ export interface Tables {
   public_holidays: PublicHolidaysTable;
   deletions: DeletionsTable;
   publications: PublicationsTable;
+  data_versions: DataVersionsTable;
   client_usage: ClientUsageTable;
   client_restrictions: ClientRestrictionsTable;
   selection_exits: SelectionExitsTable;

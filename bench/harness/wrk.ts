@@ -15,6 +15,8 @@ export interface WrkRequest {
   authorization?: string;
   body?: string;
   acceptEncoding?: string;
+  /** Sent as If-None-Match (bench/conditional-poll.ts). */
+  ifNoneMatch?: string;
 }
 
 export interface WrkResult {
@@ -29,6 +31,8 @@ export interface WrkResult {
   socket_errors: number;
   /** Bytes read from the server, headers included. */
   bytes: number;
+  /** Answers that were 304 Not Modified (wrk counts only statuses over 399 as errors). */
+  not_modified: number;
 }
 
 export interface WrkRun {
@@ -50,12 +54,12 @@ export function wrkAvailable(): boolean {
 /** Writes requests in the tab-separated form requests.lua reads. */
 export function writeRequests(file: string, requests: WrkRequest[]): string {
   for (const r of requests) {
-    if (/[\t\n]/.test(`${r.path}${r.authorization ?? ""}${r.body ?? ""}${r.acceptEncoding ?? ""}`))
+    if (/[\t\n]/.test(`${r.path}${r.authorization ?? ""}${r.body ?? ""}${r.acceptEncoding ?? ""}${r.ifNoneMatch ?? ""}`))
       throw new Error(`a request holds a tab or newline: ${r.path}`);
   }
   writeFileSync(
     file,
-    `${requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}\t${r.acceptEncoding ?? ""}`).join("\n")}\n`,
+    `${requests.map((r) => `${r.method ?? "GET"}\t${r.path}\t${r.authorization ?? ""}\t${r.body ?? ""}\t${r.acceptEncoding ?? ""}\t${r.ifNoneMatch ?? ""}`).join("\n")}\n`,
   );
   return file;
 }

@@ -3,6 +3,7 @@
  * with the request log, Prometheus metrics, TLS, a trusted proxy's client address, worker
  * processes and a graceful shutdown (scripts/serve/). Settings: scripts/serve/settings.ts.
  */
+import packageJson from "../../package.json" with { type: "json" };
 import type { Server } from "bun";
 import { createHandler, type RequestLogEntry } from "../../server/handler.ts";
 import { sqlContextOf, type SqlAdminStore } from "../../adapters/sql/sql-admin-store.ts";
@@ -185,6 +186,8 @@ export const serveCommand: Command = {
       docsScriptBytes: readDocsScript,
       hmacSha256: nodeHmacSha256,
       sha256Hex: nodeSha256Hex,
+      // Its holiday dataset is locked to it: an upgrade changes every ETag (docs/api.md, "Conditional reads").
+      release: `leaveapi ${packageJson.version}`,
     });
     const running: Running = { stopSignal, servers: [], pool: undefined, logger, store, holidays, watchdog: undefined };
     const metricsHere = settings.metrics.kind === "on";
