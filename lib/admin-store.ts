@@ -25,6 +25,9 @@ export interface WriteCounts {
   deleted: number;
 }
 
+/** An employee's stored fields as an import reads them back: the API record without `updated_at`. */
+export type StoredEmployeeFields = Omit<EmployeeRecord, "updated_at">;
+
 /** The facts about an employee that decide how many days a booking takes. */
 export interface EmployeeCalendarFacts {
   department: string | null;
@@ -48,6 +51,12 @@ export interface ImportWriter {
    * listed (docs/api.md, "Personal data"); unknown ids are left alone.
    */
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
+  /**
+   * The stored fields of the non-deleted employees among `ids`, as seen inside this
+   * transaction: what an import keeps of a field its file does not carry (docs/cli.md,
+   * "A column the file does not have keeps the stored value").
+   */
+  storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>>;
   /** Non-deleted employees among `ids`, as seen inside this transaction. */
   employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>>;
   /** Upserts leave types; a change bumps `updated_at` of every booking of that type. */

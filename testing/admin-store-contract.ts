@@ -12,6 +12,7 @@ import { T0, fixtureUuid } from "./contract-fixture.ts";
 import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, rejectionOf, tokenDigest, withoutSecret, type WithAdminStore } from "./admin-fixture.ts";
 import { runAdminLifecycleCases } from "./admin-lifecycle-contract.ts";
 import { runImportDryRunCases } from "./import-dry-run-contract.ts";
+import { runImportKeptCases } from "./import-kept-contract.ts";
 import { runImportWriterCases } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
@@ -213,5 +214,6 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
     runAdminLifecycleCases(framework, withStore);
     runImportWriterCases(framework, withStore);
     runImportDryRunCases(framework, withStore);
+    runImportKeptCases(framework, withStore);
   });
 }

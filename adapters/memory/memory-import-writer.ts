@@ -7,7 +7,16 @@
  * are soft; the references the SQL schema enforces with foreign keys are refused here
  * with a plain `Error`, which rolls the import back.
  */
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  PruneScope,
+  StoredEmployeeFields,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -137,6 +146,15 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
         counts = eraseRecords(t.employees, organisationId, gone);
       });
       return counts;
+    },
+
+    async storedEmployees(organisationId, ids) {
+      const stored = new Map<string, StoredEmployeeFields>();
+      for (const id of ids) {
+        const e = t.employees.get(keyOf(organisationId, id));
+        if (e && !e.deleted) stored.set(id, pickFields(e, EMPLOYEE_CONTENT));
+      }
+      return stored;
     },
 
     async employeeFacts(organisationId, ids) {

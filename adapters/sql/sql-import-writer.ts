@@ -11,7 +11,16 @@ import { parseDate } from "../../lib/dates.ts";
 import { classSpansOf, type ClassSpans } from "../../lib/leave-span-plan.ts";
 import type { Sha256Hex } from "../../lib/digest.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  PruneScope,
+  StoredEmployeeFields,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
 import { employeeBody, leaveBody } from "./record-bodies.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -31,7 +40,7 @@ import { ChangedRows, chunks, noCounts } from "./changed-rows.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
 import { countLiveRecords, deleteBookingsOutright, deleteEmployeesOutright, liveRecordIds, softDeleteClosures } from "./import-deletes.ts";
 import type { ImportStamps } from "./published-stamps.ts";
-import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
+import { EMPLOYEE_COLUMNS, LEAVE_TYPE_COLUMNS, toEmployee, toLeaveType } from "./row-mapping.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
 
@@ -150,6 +159,25 @@ export class SqlImportWriter implements ImportWriter {
   private noted(counts: WriteCounts): WriteCounts {
     if (counts.deleted > 0) this.deletedAny = true;
     return counts;
+  }
+
+  async storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>> {
+    const db = await this.idle();
+    const stored = new Map<string, StoredEmployeeFields>();
+    for (const batch of chunks([...new Set(ids)])) {
+      const rows = await db
+        .selectFrom("employees")
+        .select(EMPLOYEE_COLUMNS)
+        .where("organisation_id", "=", organisationId)
+        .where("id", "in", batch)
+        .where("deleted_at", "is", null)
+        .execute();
+      for (const r of rows) {
+        const { updated_at: _, ...fields } = toEmployee(r);
+        stored.set(r.id, fields);
+      }
+    }
+    return stored;
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {

@@ -158,6 +158,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       rows,
       ...counts,
       ...(prune ? { pruned: outcome.pruned ?? 0 } : {}),
+      ...(outcome.kept ? { kept_fields: outcome.kept } : {}),
       public_holidays: holidays,
       // The map as applied on a dry run; the columns a map skipped, on every import with one.
       ...(dryRun && mapping !== null ? { columns: mapping.read } : {}),
@@ -168,6 +169,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
     report(ctx, json, () =>
       [
         `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted${pruned}`,
+        ...(outcome.kept ? [describeKept(outcome.kept, dryRun)] : []),
         ...holidays.map(describeReplacement),
         ...(dryRun && mapping !== null ? describeMapping(mapping) : []),
         ...(!dryRun && mapping !== null && mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
@@ -178,6 +180,11 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       ].join("\n"),
     );
   });
+}
+
+/** The stored fields the file does not carry: kept as they are on every record it updates (docs/cli.md, "Absent is not empty"). */
+function describeKept(fields: string[], dryRun: boolean): string {
+  return `not in the file, so ${dryRun ? "they would keep" : "they kept"} their stored values: ${fields.join(", ")} (an empty cell or null clears a field)`;
 }
 
 /** The map as applied, for --dry-run: each column and its field, then what was skipped or not found. */

@@ -87,7 +87,11 @@ export function createRowMapper(
     const out = Object.create(null) as Record<string, unknown>;
     for (const { column, field, values, date } of steps) {
       const value = cells[column];
-      if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) continue;
+      // An empty cell clears its field; only a column the file does not have leaves it out (DECISIONS §11, "Absent is not empty").
+      if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
+        out[field] = null;
+        continue;
+      }
       const key = typeof value === "string" ? value.trim() : String(value);
       if (values !== null && Object.hasOwn(values, key)) out[field] = values[key];
       else if (date && typeof value === "string") {

@@ -31,6 +31,8 @@ export interface ImportContext {
   counts: WriteCounts;
   /** Every public-holiday calendar-year the file sets, in the order first met. */
   publicHolidays: PublicHolidayReplacement[];
+  /** The fields some updated record did not carry and kept as stored (DECISIONS §11, "Absent is not empty"), for the summary. */
+  keptFields: Set<string>;
   fail: (line: number, field: string, problem: string) => void;
   /** Whether any row error was recorded so far. */
   failed: () => boolean;

@@ -60,6 +60,8 @@ export type ImportOutcome =
       publicHolidays?: PublicHolidayReplacement[];
       /** With `--prune`: the live records the file left out, deleted. */
       pruned?: number;
+      /** The stored fields the file did not carry, kept as they were on the records it updated (DECISIONS §11, "Absent is not empty"). */
+      kept?: string[];
       /** With `describe`: the map as applied to the header, and the first rows as they would be stored. */
       mapping?: MappingReport | null;
       sample?: object[];
@@ -122,6 +124,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   let fileProblem: FileProblem | null = null;
   let rows = 0;
   const publicHolidays: PublicHolidayReplacement[] = [];
+  const keptFields = new Set<string>();
   const tabular = options.format === "csv" || options.format === "xlsx";
   const shaper = createRecordShaper(kind, options.map ?? NO_MAP, tabular);
   const sample: object[] = [];
@@ -131,7 +134,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   try {
     await store.runImport(
       async (writer) => {
-        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
+        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, keptFields, fail, failed: () => failures.count > 0 };
         const applier = createApplier(kind, ctx);
         const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
         await pruner?.start();
@@ -184,7 +187,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
       { dryRun: options.dryRun, onWait: options.onWait },
     );
   } catch (error) {
-    const extra: Extras = { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
+    const extra: Extras = { pruned, kept: [...keptFields], ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
     if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true, extra);
     if (!(error instanceof ImportRejected)) throw error;
     const errors = failures.listed();
@@ -198,10 +201,10 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
     const problemCount = failures.count + (fileProblem === null ? 0 : 1);
     return { ok: false, errors, invalidRows: failures.invalidRows, ...(unlisted > 0 ? { problemCount } : {}) };
   }
-  return succeeded(rows, counts, publicHolidays, false, { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) });
+  return succeeded(rows, counts, publicHolidays, false, { pruned, kept: [...keptFields], ...(options.describe ? { mapping: shaper.report(), sample } : {}) });
 }
 
-type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "mapping" | "sample">;
+type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "kept" | "mapping" | "sample">;
 
 function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean, extra: Extras): ImportOutcome {
   return {
@@ -211,6 +214,7 @@ function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHoli
     ...(dryRun ? { dryRun: true as const } : {}),
     ...(publicHolidays.length > 0 ? { publicHolidays } : {}),
     ...(extra.pruned !== undefined ? { pruned: extra.pruned } : {}),
+    ...(extra.kept !== undefined && extra.kept.length > 0 ? { kept: extra.kept } : {}),
     ...(extra.mapping !== undefined ? { mapping: extra.mapping, sample: extra.sample } : {}),
   };
 }

@@ -28,7 +28,15 @@ import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, importFieldsOfKind, importKeys, 
 import { externalId, flag, optionalUuid, parseField, RECORD, suggestField } from "./field-rules.ts";
 import { importEntries } from "./import-fields.ts";
 import type { ImportProblem } from "./field-rules.ts";
-import type { BookingDraft, ImportKind, ImportRow, NormaliseOptions, NormaliseResult } from "./import-rows.ts";
+import {
+  KEPT_EMPLOYEE_FIELDS,
+  type BookingDraft,
+  type ImportKind,
+  type ImportRow,
+  type KeptEmployeeField,
+  type NormaliseOptions,
+  type NormaliseResult,
+} from "./import-rows.ts";
 
 export type { ImportProblem } from "./field-rules.ts";
 // Declared in import-rows.ts, below this file and holiday-rows.ts, which both make rows.
@@ -216,7 +224,15 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   const id = e && recordId(e, options.organisationId, "employee", problems);
   if (!e || !id || problems.length > before) return null;
   const employee: EmployeeInput = { ...e, id };
-  return { type: "employee", employee };
+  return { type: "employee", employee, absent: absentFields(record) };
+}
+
+const NONE_ABSENT: readonly KeptEmployeeField[] = [];
+
+/** The fields an update keeps as stored because the record does not carry them: not even as an empty cell or `null`. */
+function absentFields(record: Record<string, unknown>): readonly KeptEmployeeField[] {
+  if (KEPT_EMPLOYEE_FIELDS.every((field) => record[field] !== undefined)) return NONE_ABSENT;
+  return KEPT_EMPLOYEE_FIELDS.filter((field) => record[field] === undefined);
 }
 
 function bookingRow(
