@@ -28,6 +28,14 @@ export interface WriteCounts {
 /** An employee's stored fields as an import reads them back: the API record without `updated_at`. */
 export type StoredEmployeeFields = Omit<EmployeeRecord, "updated_at">;
 
+/** A record as a person recognises it: `name` is an employee's name, or a booking's employee and dates (`Ada Lovelace, 2026-03-02 to 2026-03-06`). */
+export interface RecordLabel {
+  id: string;
+  /** The source system's id, where the store keeps it (the memory store does not). */
+  external_id: string | null;
+  name: string;
+}
+
 /** The facts about an employee that decide how many days a booking takes. */
 export interface EmployeeCalendarFacts {
   department: string | null;
@@ -57,6 +65,12 @@ export interface ImportWriter {
    * "A column the file does not have keeps the stored value").
    */
   storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>>;
+  /**
+   * The records among `ids` as `import --prune --dry-run` names those it would delete, in
+   * the order of `ids`: an employee by external id and name, a booking by its external id,
+   * its employee's name and its dates. Unknown ids are left out.
+   */
+  describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]>;
   /** Non-deleted employees among `ids`, as seen inside this transaction. */
   employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>>;
   /** Upserts leave types; a change bumps `updated_at` of every booking of that type. */

@@ -3,24 +3,14 @@
  * the stored value on update and is null on a new record; an empty cell or null clears it.
  * The first test is the old trap of issue 37: a re-import of a few keys erased the rest.
  */
-import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { importFile, type ImportKind, type ImportOutcome } from "../scripts/import/import-file.ts";
 import { main } from "../scripts/cli.ts";
 import { NO_MAP, type ImportMap } from "../scripts/import/import-map.ts";
 import type { Io } from "../scripts/cli-kit.ts";
-import { createOrganisation, createWorld } from "./support.ts";
+import { importSetup, landed, scratchFiles } from "./import-kit.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "leaveapi-absent-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (extension: string, text: string) => {
-  const path = join(dir, `f${++n}.${extension}`);
-  writeFileSync(path, text);
-  return path;
-};
+const { dir, file } = scratchFiles("absent");
 const noStdin = () => (async function* (): AsyncGenerator<Uint8Array> {})();
 const jsonl = (records: object[]) => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 
@@ -36,18 +26,12 @@ const GRACE = {
 };
 
 async function setup() {
-  const world = await createWorld();
-  const org = await createOrganisation(world);
-  const run = (kind: ImportKind, path: string, extra: Partial<Parameters<typeof importFile>[1]> = {}) =>
-    importFile(world.store, { organisationId: org, kind, file: path, now: world.clock.now(), ...extra });
+  const { world, org, run } = await importSetup();
   const grace = async () => (await world.store.listEmployees({ organisationId: org, filters: {}, limit: 10 }))[0]!;
   return { world, org, run, grace };
 }
 
-const ok = (outcome: ImportOutcome) => {
-  if (!outcome.ok) throw new Error(outcome.errors.join("\n"));
-  return outcome;
-};
+const ok = landed;
 
 test("the old trap: re-importing a record of a few keys keeps the job title, department, start date and calendar", async () => {
   const { run, grace } = await setup();

@@ -24,6 +24,7 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/holidays.test.ts",
   "test/http-behaviour.test.ts",
   "test/import-absent-fields.test.ts",
+  "test/import-problems.test.ts",
   "test/import-limits.e2e.test.ts",
   "test/import-problem-cap.e2e.test.ts",
   "test/import-maps.test.ts",

@@ -4,7 +4,7 @@
  * inside the import's transaction, so that a field the file does not carry keeps its
  * stored value on every store (docs/cli.md, "Absent is not empty").
  */
-import { ORG_A, ORG_B, employee, organisation, type WithAdminStore } from "./admin-fixture.ts";
+import { ANNUAL, ORG_A, ORG_B, booking, employee, organisation, type WithAdminStore } from "./admin-fixture.ts";
 import { U, fixtureUuid } from "./contract-fixture.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
@@ -48,6 +48,29 @@ export function runImportKeptCases(framework: ContractFramework, withStore: With
         );
         expect(seen.one.get(E1)?.department).toBe("Sales");
         expect(seen.none.size).toBe(0);
+      }),
+    );
+
+    test(
+      "describeRecords names employees and bookings as a person recognises them, in the order asked, unknown ids left out",
+      withStore(async (store) => {
+        await store.createOrganisation(organisation(ORG_A));
+        const K1 = fixtureUuid("b0000000", 1);
+        const labels = await store.runImport(async (w) => {
+          await w.upsertLeaveTypes(ORG_A, [ANNUAL], U[1]);
+          await w.upsertEmployees(
+            ORG_A,
+            [employee(E1, { first_name: "Grace", last_name: "Hopper" }), employee(E2, { first_name: null, last_name: "Turing" })],
+            U[1],
+          );
+          await w.upsertLeaveBookings(ORG_A, [booking(K1, E1, { start_date: "2026-03-02", end_date: "2026-03-04" })], U[1]);
+          return { employees: await w.describeRecords(ORG_A, "employee", [E2, E3, E1]), bookings: await w.describeRecords(ORG_A, "booking", [K1]) };
+        });
+        expect(labels.employees.map((l) => [l.id, l.name])).toEqual([
+          [E2, "Turing"],
+          [E1, "Grace Hopper"],
+        ]);
+        expect(labels.bookings.map((l) => [l.id, l.name])).toEqual([[K1, "Grace Hopper, 2026-03-02 to 2026-03-04"]]);
       }),
     );
   });

@@ -14,10 +14,12 @@ import type {
   ImportWriter,
   LeaveBookingInput,
   PruneScope,
+  RecordLabel,
   StoredEmployeeFields,
   WriteCounts,
 } from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
+import { personName } from "../../lib/person-name.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
   EMPLOYEE_FIELDS,
@@ -155,6 +157,19 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
         if (e && !e.deleted) stored.set(id, pickFields(e, EMPLOYEE_CONTENT));
       }
       return stored;
+    },
+
+    async describeRecords(organisationId, record, ids) {
+      // The memory store keeps no external id (see EMPLOYEE_CONTENT).
+      return ids.flatMap((id): RecordLabel[] => {
+        if (record === "employee") {
+          const e = t.employees.get(keyOf(organisationId, id));
+          return e ? [{ id, external_id: null, name: personName(e.first_name, e.last_name) }] : [];
+        }
+        const b = t.bookings.get(keyOf(organisationId, id));
+        const e = b && t.employees.get(keyOf(organisationId, b.employee_id));
+        return b && e ? [{ id, external_id: null, name: `${personName(e.first_name, e.last_name)}, ${b.start_date} to ${b.end_date}` }] : [];
+      });
     },
 
     async employeeFacts(organisationId, ids) {

@@ -18,6 +18,7 @@ import type {
   ImportWriter,
   LeaveBookingInput,
   PruneScope,
+  RecordLabel,
   StoredEmployeeFields,
   WriteCounts,
 } from "../../lib/admin-store.ts";
@@ -40,9 +41,10 @@ import { ChangedRows, chunks, noCounts } from "./changed-rows.ts";
 import { DeletionWrites } from "./deletion-writes.ts";
 import { countLiveRecords, deleteBookingsOutright, deleteEmployeesOutright, liveRecordIds, softDeleteClosures } from "./import-deletes.ts";
 import type { ImportStamps } from "./published-stamps.ts";
-import { EMPLOYEE_COLUMNS, LEAVE_TYPE_COLUMNS, toEmployee, toLeaveType } from "./row-mapping.ts";
+import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
+import { describeRecordsOn, storedEmployeesOn } from "./import-reads.ts";
 
 const LEAVE_TYPE_CONTENT = recordKeys(LEAVE_TYPE_FIELDS);
 
@@ -162,22 +164,14 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>> {
+    return storedEmployeesOn(await this.idle(), organisationId, ids);
+  }
+
+  async describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]> {
     const db = await this.idle();
-    const stored = new Map<string, StoredEmployeeFields>();
-    for (const batch of chunks([...new Set(ids)])) {
-      const rows = await db
-        .selectFrom("employees")
-        .select(EMPLOYEE_COLUMNS)
-        .where("organisation_id", "=", organisationId)
-        .where("id", "in", batch)
-        .where("deleted_at", "is", null)
-        .execute();
-      for (const r of rows) {
-        const { updated_at: _, ...fields } = toEmployee(r);
-        stored.set(r.id, fields);
-      }
-    }
-    return stored;
+    // Bookings this import holds back for one sorted insert are named too.
+    if (record === "booking") await this.flushStaged();
+    return describeRecordsOn(db, organisationId, record, ids);
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {

@@ -10,6 +10,7 @@ import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
 import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 import { announced, sayWaiting } from "../writer-wait.ts";
+import type { RecordLabel } from "../../lib/admin-store.ts";
 
 const USAGE =
   "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv|xlsx] [--map FILE] [--delimiter D] [--encoding E] [--sheet NAME] [--date-format F] [--prune [--range FROM,TO] [--prune-max PERCENT]] [--dry-run] FILE";
@@ -158,6 +159,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       rows,
       ...counts,
       ...(prune ? { pruned: outcome.pruned ?? 0 } : {}),
+      ...(prune && dryRun ? { would_prune: outcome.prunedList ?? [] } : {}),
       ...(outcome.kept ? { kept_fields: outcome.kept } : {}),
       public_holidays: holidays,
       // The map as applied on a dry run; the columns a map skipped, on every import with one.
@@ -169,7 +171,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
     report(ctx, json, () =>
       [
         `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted${pruned}`,
-        ...(outcome.kept ? [describeKept(outcome.kept, dryRun)] : []),
+        ...(dryRun && prune ? describePruned(outcome.pruned ?? 0, outcome.prunedList ?? []) : []),
+        ...(dryRun && outcome.kept ? [describeKept(outcome.kept)] : []),
         ...holidays.map(describeReplacement),
         ...(dryRun && mapping !== null ? describeMapping(mapping) : []),
         ...(!dryRun && mapping !== null && mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
@@ -182,9 +185,20 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   });
 }
 
+/** Who a dry run of --prune would delete: the first hundred, by external id and name, and how many more. */
+function describePruned(pruned: number, listed: RecordLabel[]): string[] {
+  if (pruned === 0) return [];
+  const more = pruned - listed.length;
+  return [
+    `would prune (absent from the file):`,
+    ...listed.map((r) => `  ${r.external_id === null ? r.id : JSON.stringify(r.external_id)}  ${r.name}`),
+    ...(more > 0 ? [`  … and ${more.toLocaleString("en")} more`] : []),
+  ];
+}
+
 /** The stored fields the file does not carry: kept as they are on every record it updates (docs/cli.md, "Absent is not empty"). */
-function describeKept(fields: string[], dryRun: boolean): string {
-  return `not in the file, so ${dryRun ? "they would keep" : "they kept"} their stored values: ${fields.join(", ")} (an empty cell or null clears a field)`;
+function describeKept(fields: string[]): string {
+  return `not in the file, so they would keep their stored values: ${fields.join(", ")} (an empty cell or null clears a field)`;
 }
 
 /** The map as applied, for --dry-run: each column and its field, then what was skipped or not found. */
@@ -300,15 +314,32 @@ function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false
   // Past a thousand, the problems are counted, not listed: the last line listed says how many more.
   const count = outcome.problemCount ?? errors.length;
   for (const line of errors) ctx.io.err(line);
-  // Piped CSV read as the default JSON Lines fails on every line: say what to pass.
+  // Chosen by the kinds of problem found (problem-codes.ts), never by their words.
+  const codes = new Set(outcome.codes ?? []);
   const hint =
-    source.stdin && errors.some((e) => e.includes("is not valid JSON"))
+    source.stdin && codes.has("unreadable")
       ? "; stdin is read as JSON Lines: pass --format csv or --format json for other formats"
-      : source.mapHint && errors.some((e) => e.includes(": unknown field;"))
+      : source.mapHint && (codes.has("unknown_columns") || codes.has("missing_column"))
         ? "; another system's columns can be mapped to these fields with --map FILE (docs/cli.md, \"Other systems' exports\")"
         : "";
-  if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: count, invalid_rows: invalidRows }, null, 2));
-  const problems = count === 1 ? "1 problem" : `${count} problems`;
-  const rows = invalidRows > 0 ? ` in ${invalidRows === 1 ? "1 row" : `${invalidRows} rows`}` : "";
-  throw new CommandError(`import failed: ${problems}${rows}; nothing was written${hint}`);
+  const headerProblems = outcome.headerProblems ?? 0;
+  if (ctx.global.json)
+    ctx.io.out(
+      JSON.stringify(
+        { ok: false, problems: errors, problem_count: count, header_problems: headerProblems, invalid_rows: invalidRows, codes: [...codes] },
+        null,
+        2,
+      ),
+    );
+  throw new CommandError(`import failed: ${describeCount(count, headerProblems, invalidRows)}; nothing was written${hint}`);
+}
+
+/** `2 header problems and 3 problems in 3 rows`: the header's (columns) apart from the rows'. */
+export function describeCount(count: number, headerProblems: number, invalidRows: number): string {
+  const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` : `${n} ${many}`);
+  const header = headerProblems > 0 ? plural(headerProblems, "header problem", "header problems") : "";
+  const rest = count - headerProblems;
+  const rows = invalidRows > 0 ? ` in ${plural(invalidRows, "row", "rows")}` : "";
+  const other = rest > 0 || header === "" ? `${plural(rest, "problem", "problems")}${rows}` : "";
+  return [header, other].filter(Boolean).join(" and ");
 }

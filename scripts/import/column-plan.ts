@@ -52,7 +52,8 @@ export function planColumns(names: readonly string[], map: ImportMap, fields: re
     if (other !== undefined) {
       plan.problems.push({
         field: column,
-        problem: `gives ${field}, as column ${JSON.stringify(other)} does; map one of them to another field or to null`,
+        problem: `gives ${field}, as column ${JSON.stringify(other)} does; under "columns", map one of them to another field or to null`,
+        code: "duplicate_column",
       });
       continue;
     }
@@ -96,7 +97,7 @@ export function createRowMapper(
       if (values !== null && Object.hasOwn(values, key)) out[field] = values[key];
       else if (date && typeof value === "string") {
         const iso = toIsoDate(key, map.dates);
-        if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key) });
+        if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key), code: "date_format", value: key });
         // Told as the file wrote it, not as the date it became.
         else if (!isImportYear(iso)) problems.push({ field, problem: outsideImportYears(key) });
         else out[field] = iso;

@@ -120,7 +120,7 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
         : holidayRow(record, deleted, options, problems);
   if (problems.length > 0 || row === null) {
     const rename = (field: string) => (options.text && field.startsWith("leave_type.") ? field.replace(".", "_") : field);
-    return { ok: false, problems: problems.map((p) => ({ field: rename(p.field), problem: p.problem })) };
+    return { ok: false, problems: problems.map((p) => ({ ...p, field: rename(p.field) })) };
   }
   return { ok: true, row };
 }
@@ -158,17 +158,6 @@ export function importColumns(kind: ImportKind, tabular: boolean): readonly stri
   return tabular ? ALLOWED[kind].csv : ALLOWED[kind].json;
 }
 
-/**
- * A CSV header's columns that `kind` does not have, as problems to report once, at the
- * header's line (docs/cli.md, "Errors and transactions"), rather than on every row; the
- * rows are then read without those columns.
- */
-export function unknownColumns(kind: ImportKind, names: readonly string[]): ImportProblem[] {
-  const problems: Problems = [];
-  rejectUnknown(Object.fromEntries(names.map((name) => [name, null])), ALLOWED[kind].csv, "", problems);
-  return problems;
-}
-
 /** Unknown fields named one by one, per record; a record of a million keys gets one more line, not a million. */
 const MAX_UNKNOWN_REPORTED = 10;
 
@@ -180,7 +169,7 @@ function rejectUnknown(record: Record<string, unknown>, allowed: readonly string
     // A name far longer than any field is no typo of one, and is shortened like a value.
     const guess = key.length <= 40 ? suggestField(key, allowed) : null;
     const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
-    problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}` });
+    problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}`, code: "unknown_field" });
   }
   if (unknown > MAX_UNKNOWN_REPORTED)
     problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });
@@ -195,7 +184,7 @@ function recordId(
 ): string | null {
   if (key.id !== null) return key.id;
   if (key.external_id !== null) return importDerivedId(organisationId, kind, key.external_id);
-  problems.push({ field: "id", problem: "id or external_id is required" });
+  problems.push({ field: "id", problem: "id or external_id is required", code: "required" });
   return null;
 }
 
@@ -215,13 +204,18 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   for (const field of ["first_name", "last_name"] as const) {
     const value = record[field];
     if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
-      problems.push({ field, problem: "is required and must not be empty" });
+      problems.push({ field, problem: "is required and must not be empty", code: value === undefined || value === null ? "required" : "invalid" });
     }
   }
   if (e?.start_date && e.leaving_date && e.leaving_date < e.start_date) {
     problems.push({ field: "leaving_date", problem: `is before start_date ${e.start_date}` });
   }
-  const id = e && recordId(e, options.organisationId, "employee", problems);
+  // Told even when other fields failed, so that a file without any key column hears of it at once.
+  const id = e
+    ? recordId(e, options.organisationId, "employee", problems)
+    : record.id == null && record.external_id == null
+      ? recordId({ id: null, external_id: null }, options.organisationId, "employee", problems)
+      : null;
   if (!e || !id || problems.length > before) return null;
   const employee: EmployeeInput = { ...e, id };
   return { type: "employee", employee, absent: absentFields(record) };
@@ -254,7 +248,8 @@ function bookingRow(
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
   if (employeeId === null && b.employee_external_id !== null) employeeId = referenceId("employee", b.employee_external_id);
-  if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
+  if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required", code: "required" });
+  checkHalfDayDays(b.days, b.start_half_day || b.end_half_day, problems);
   if (problems.length > before || employeeId === null) return null;
   const t = b.leave_type;
   const leaveType: LeaveTypeRecord = { id: t.id ?? referenceId("leave_type", t.name), name: t.name, category: t.category, is_paid: t.is_paid };
@@ -309,4 +304,19 @@ function checkSpan(start: string, end: string, problems: Problems): void {
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
   if (half && period === null) problems.push({ field: `${end}_half_period`, problem: `is required (am or pm) when ${end}_half_day is true` });
   if (!half && period !== null) problems.push({ field: `${end}_half_period`, problem: `must be null when ${end}_half_day is not true` });
+}
+
+/**
+ * `days` given with half a day (1.5, 0.5) says the booking has a half day, so one of its
+ * half-day flags must say which (docs/cli.md, "Leave files"): else the API would show a
+ * booking of whole days that takes half a day less.
+ */
+function checkHalfDayDays(days: number | null, halfDay: boolean, problems: Problems): void {
+  if (days === null || Number.isInteger(days) || halfDay) return;
+  problems.push({
+    field: "days",
+    problem: `${days} includes half a day, but neither start_half_day nor end_half_day is true; mark the half day (start_half_day true and start_half_period am or pm, or the same for the end), or leave days out to have it worked out`,
+    code: "half_day",
+    value: days,
+  });
 }
