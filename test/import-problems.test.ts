@@ -57,6 +57,13 @@ describe("the report", () => {
     ]);
     expect(hintFor({ field: "start_date", problem: "", code: "date_format" }, { mapped: true })).toContain('"dates"');
     expect(hintFor({ field: "status", problem: "must match", code: "invalid" }, { mapped: true })).toBe("");
+    const allowed = ["pending", "approved", "cancelled"];
+    expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Canceled", allowed }, { mapped: true })).toBe(
+      '; map the file\'s words under "values", e.g. "values": {"status": {"Canceled": "cancelled"}}',
+    );
+    expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Denied", allowed }, { mapped: false })).toBe(
+      '; map the file\'s words under "values", e.g. "values": {"status": {"Denied": "…"}} in a --map file',
+    );
   });
 
   test("the closing count puts header problems apart from rows", () => {

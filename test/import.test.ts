@@ -156,6 +156,7 @@ describe("formats", () => {
       `${file}:2: leave_type_name: is required`,
       `${file}:2: leave_type_category: "Annual" is not a category; categories are lower-case letters and "_" (at most 30) such as annual or sick; map it under "values", e.g. "values": {"leave_type_category": {"Annual": "annual"}} in a --map file`,
       `${file}:2: leave_type_is_paid: must be true or false, not "yes"`,
+      `${file}:2: days: 0.5 includes half a day, but neither start_half_day nor end_half_day is true; mark the half day (start_half_day true and start_half_period am or pm, or the same for the end), or leave days out to have it worked out`,
     ]);
     const good = tempFile("csv", `${header}\nB2,E001,Annual leave,annual,False,2026-03-02,2026-03-03,,approved\n`);
     expectOk(await run("leave", good));
@@ -380,7 +381,7 @@ describe("ids and updated_at", () => {
       `${file}:2: id: must be absent: public holidays have no id`,
       `${file}:2: applies_to: must be "calendar" or null on a public holiday`,
       `${file}:2: department: must be null on a public holiday`,
-      `${file}:3: type: must be "company" or "public", not "holiday"`,
+      `${file}:3: type: must be "company" or "public", not "holiday"; map the file's words under "values", e.g. "values": {"type": {"holiday": "…"}} in a --map file`,
       `${file}:4: name: is required`,
     ]);
   });

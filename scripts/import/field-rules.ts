@@ -140,7 +140,14 @@ export function parseField<S extends v.GenericSchema>(schema: S, input: unknown,
   if (result.success) return result.output;
   for (const issue of result.issues) {
     const path = v.getDotPath(issue);
-    problems.push({ field: [field, path].filter(Boolean).join(".") || "row", problem: issue.message, code: codeOf(issue), value: issue.input });
+    const code = codeOf(issue);
+    problems.push({
+      field: [field, path].filter(Boolean).join(".") || "row",
+      problem: issue.message,
+      code,
+      value: issue.input,
+      ...(code === "not_allowed" ? { allowed: picklistOptions(issue.expected) } : {}),
+    });
   }
   return null;
 }
@@ -149,7 +156,24 @@ export function parseField<S extends v.GenericSchema>(schema: S, input: unknown,
 function codeOf(issue: v.BaseIssue<unknown>): ProblemCode {
   if (issue.input === undefined || (issue.input === null && issue.kind === "schema")) return "required";
   if (issue.type === "regex" && (issue as v.RegexIssue<string>).requirement === SNAKE_WORD) return "not_a_word";
+  if (issue.type === "picklist") return "not_allowed";
+  // Written another way (03/02/2026), not a date that does not exist (2026-02-30).
+  if (issue.type === "check" && (issue as v.CheckIssue<string>).requirement === isDate && !/^\d{4}-\d{2}-\d{2}$/.test(String(issue.input)))
+    return "date_format";
   return "invalid";
+}
+
+/** A picklist's options, from what valibot says it expects (`"am" | "pm"`). */
+function picklistOptions(expected: string | null): string[] {
+  if (expected === null) return [];
+  return expected.split(" | ").flatMap((o) => {
+    try {
+      const value: unknown = JSON.parse(o);
+      return typeof value === "string" ? [value] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The allowed field closest to `name` when it is plausibly a typo of it (edit distance ≤ 2). */

@@ -163,7 +163,14 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
           for await (const { line, record } of options.records) {
             if (record instanceof CsvHeader) {
               const problems = shaper.header(record.names);
-              failures.header(line, shaper.report()?.read.map((r) => r.field) ?? [], problems);
+              const read = shaper.report()?.read ?? [];
+              const readColumns = new Set(read.map((r) => r.column));
+              failures.header(
+                line,
+                read.map((r) => r.field),
+                problems,
+                record.names.filter((name) => !readColumns.has(name)),
+              );
               continue;
             }
             rows++;

@@ -238,8 +238,17 @@ function bookingRow(
 ): ImportRow | null {
   if (deleted) return deleteRow(record, "booking", options, problems);
   const b = readBookingFields(record, problems);
-  const id = b && recordId(b, options.organisationId, "leave", problems);
-  if (!b || !id) return null;
+  if (!b) {
+    // The keys are told even when other fields failed, so that a file without them hears of it at once.
+    if (record.id == null && record.external_id == null) recordId({ id: null, external_id: null }, options.organisationId, "leave", problems);
+    if (record.employee_id == null && record.employee_external_id == null)
+      problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required", code: "required" });
+    if (typeof record.days === "number" && Number.isInteger(record.days * 2))
+      checkHalfDayDays(record.days, record.start_half_day === true || record.end_half_day === true, problems);
+    return null;
+  }
+  const id = recordId(b, options.organisationId, "leave", problems);
+  if (!id) return null;
   const before = problems.length;
   // Both are valid YYYY-MM-DD dates (years 0001-9999), which sort as text as they do in time.
   if (b.end_date < b.start_date) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });

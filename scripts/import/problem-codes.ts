@@ -18,6 +18,8 @@ export const PROBLEM_CODES = [
   "unknown_field",
   /** A status or category that is not a lower-case word. */
   "not_a_word",
+  /** A value that is none of its field's few allowed words (a booking's status, a half-day period). */
+  "not_allowed",
   /** A date that is not in the map's date format (or YYYY-MM-DD). */
   "date_format",
   /** `days` with half a day, but no half-day flag. */
@@ -38,8 +40,10 @@ export interface ImportProblem {
   problem: string;
   /** What kind of problem, for the hint that goes with it; `invalid` when not given. */
   code?: ProblemCode;
-  /** The value as the file gave it, where the hint shows it (`not_a_word`). */
+  /** The value as the file gave it, where the hint shows it (`not_a_word`, `not_allowed`). */
   value?: unknown;
+  /** `not_allowed`: the values the field takes. */
+  allowed?: readonly string[];
 }
 
 /** How the import is read: the hints name the map's keys only where a map could help. */
@@ -64,6 +68,14 @@ export function hintFor(problem: ImportProblem, context: HintContext): string {
         .replace(/[\s-]+/g, "_");
       const to = /^[a-z_]{1,30}$/.test(word) ? word : field.endsWith("category") ? "annual" : "active";
       return `; map it under "values", e.g. "values": {${JSON.stringify(field)}: {${JSON.stringify(from)}: ${JSON.stringify(to)}}}${context.mapped ? "" : " in a --map file"}`;
+    }
+    case "not_allowed": {
+      const from = typeof problem.value === "string" ? problem.value : "…";
+      const allowed = problem.allowed ?? [];
+      const word = from.trim().toLowerCase();
+      // The allowed value the file's word starts like ("Approved" → approved, "Canceled" → cancelled), else the first.
+      const to = allowed.find((a) => a === word) ?? allowed.find((a) => word.length >= 4 && a.startsWith(word.slice(0, 4))) ?? "…";
+      return `; map the file's words under "values", e.g. "values": {${JSON.stringify(problem.field)}: {${JSON.stringify(from)}: ${JSON.stringify(to)}}}${context.mapped ? "" : " in a --map file"}`;
     }
     case "date_format":
       return `; set the map's "dates" (or --date-format) to the format the file writes its dates in`;

@@ -33,6 +33,8 @@ export class ProblemReport {
   /** Fields already told as a column the file lacks. */
   private readonly missingTold = new Set<string>();
   headerProblems = 0;
+  /** The header's columns read as no field: where a key column's example is taken from. */
+  private unread: readonly string[] = [];
 
   constructor(private readonly options: ProblemReportOptions) {}
 
@@ -41,8 +43,9 @@ export class ProblemReport {
   }
 
   /** The header was read at `line`, giving `fields`; its own problems follow. */
-  header(line: number, fields: readonly string[], problems: readonly ImportProblem[]): void {
+  header(line: number, fields: readonly string[], problems: readonly ImportProblem[], unread: readonly string[] = []): void {
     this.headerLine = line;
+    this.unread = unread;
     this.headerFields = new Set([...fields, ...this.options.defaults]);
     for (const p of problems) this.add(line, p);
   }
@@ -68,6 +71,15 @@ export class ProblemReport {
     return !fields.has(field) && (other === undefined || !fields.has(other));
   }
 
+  /**
+   * The column likely to hold a key, for the example: an employee column for a booking's
+   * employee, else the first column not read (exports put their own id first).
+   */
+  private keyColumn(field: string): string {
+    const employee = field === "employee_id" ? this.unread.find((c) => /employee|mitarbeiter|personal/i.test(c)) : undefined;
+    return employee ?? (field === "id" ? this.unread[0] : undefined) ?? "ID column";
+  }
+
   /** A field every row needs and the file has no column for: once, at the header. */
   private missingColumn(field: string): void {
     if (this.missingTold.has(field)) return;
@@ -77,7 +89,7 @@ export class ProblemReport {
     const problem =
       other === undefined
         ? `every row needs ${field}, and the file has no column for it; give one value for every row under ${where} "defaults", e.g. "defaults": {${JSON.stringify(field)}: ${field === "leave_type_is_paid" ? "true" : field === "leave_type_category" ? '"annual"' : '"…"'}}, or name the column that holds it under "columns"`
-        : `every row needs ${field} or ${other}, and the file has a column for neither; name the column that holds it under ${where} "columns", e.g. "columns": {"Employee #": ${JSON.stringify(other)}}`;
+        : `every row needs ${field} or ${other}, and the file has a column for neither; name the column that holds it under ${where} "columns", e.g. "columns": {${JSON.stringify(this.keyColumn(field))}: ${JSON.stringify(other)}}`;
     this.add(this.headerLine!, { field, problem, code: "missing_column" });
   }
 }
