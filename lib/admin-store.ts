@@ -28,6 +28,12 @@ export interface WriteCounts {
 /** An employee's stored fields as an import reads them back: the API record without `updated_at`. */
 export type StoredEmployeeFields = Omit<EmployeeRecord, "updated_at">;
 
+/** What an import keeps of a stored booking when its file does not carry them: the half days and the instants. */
+export type StoredBookingFields = Pick<
+  LeaveBookingInput,
+  "start_half_day" | "start_half_period" | "end_half_day" | "end_half_period" | "requested_at" | "reviewed_at" | "cancelled_at"
+>;
+
 /** A record as a person recognises it: `name` is an employee's name, or a booking's employee and dates (`Ada Lovelace, 2026-03-02 to 2026-03-06`). */
 export interface RecordLabel {
   id: string;
@@ -65,6 +71,8 @@ export interface ImportWriter {
    * "A column the file does not have keeps the stored value").
    */
   storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>>;
+  /** The fields an import may keep of the live bookings among `ids` (docs/cli.md, "Absent is not empty"). */
+  storedBookings(organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>>;
   /**
    * The records among `ids` as `import --prune --dry-run` names those it would delete, in
    * the order of `ids`: an employee by external id and name, a booking by its external id,

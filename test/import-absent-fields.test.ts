@@ -108,3 +108,38 @@ test("through a --map: an empty cell clears its field, a column the export does 
   ok(await run("employees", csv, { map: { ...NO_MAP, ...map, delimiter: ";" } as ImportMap }));
   expect(await grace()).toMatchObject({ department: null, job_title: "Rear Admiral", start_date: "2019-03-01" });
 });
+
+test("a booking re-imported without its half-day and review columns keeps them, and its days are worked out with the kept half day", async () => {
+  const { run, world, org } = await setup();
+  ok(await run("employees", file("jsonl", jsonl([GRACE]))));
+  const booking = {
+    external_id: "L1",
+    employee_external_id: "E002",
+    leave_type: { name: "Annual leave", category: "annual", is_paid: true },
+    start_date: "2026-03-02",
+    end_date: "2026-03-04",
+    start_half_day: true,
+    start_half_period: "pm",
+    status: "approved",
+    requested_at: "2026-02-01T09:00:00Z",
+    reviewed_at: "2026-02-02T09:00:00Z",
+  };
+  ok(await run("leave", file("jsonl", jsonl([booking]))));
+  const { start_half_day: _h, start_half_period: _p, requested_at: _r, reviewed_at: _v, ...partial } = booking;
+  const dry = ok(await run("leave", file("jsonl", jsonl([{ ...partial, end_date: "2026-03-05" }])), { dryRun: true }));
+  expect(dry.kept?.sort()).toEqual(["cancelled_at", "end_half_day", "end_half_period", "requested_at", "reviewed_at", "start_half_day", "start_half_period"]);
+  ok(await run("leave", file("jsonl", jsonl([{ ...partial, end_date: "2026-03-05" }]))));
+  const [stored] = await world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 10 });
+  expect(stored).toMatchObject({
+    end_date: "2026-03-05",
+    start_half_day: true,
+    start_half_period: "pm",
+    days: 3.5,
+    requested_at: 1769936400000,
+    reviewed_at: 1770022800000,
+  });
+  // null clears: the half day goes, and the days with it.
+  ok(await run("leave", file("jsonl", jsonl([{ ...partial, end_date: "2026-03-05", start_half_day: false, start_half_period: null, reviewed_at: null }]))));
+  const [cleared] = await world.store.listOverlappingLeave({ organisationId: org, filters: { from: "2026-01-01", to: "2026-12-31" }, limit: 10 });
+  expect(cleared).toMatchObject({ start_half_day: false, start_half_period: null, days: 4, reviewed_at: null, requested_at: 1769936400000 });
+});

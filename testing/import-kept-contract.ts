@@ -73,5 +73,33 @@ export function runImportKeptCases(framework: ContractFramework, withStore: With
         expect(labels.bookings.map((l) => [l.id, l.name])).toEqual([[K1, "Grace Hopper, 2026-03-02 to 2026-03-04"]]);
       }),
     );
+
+    test(
+      "storedBookings answers the half days and instants of the live bookings asked for",
+      withStore(async (store) => {
+        await store.createOrganisation(organisation(ORG_A));
+        const [K1, K2] = [1, 2].map((n) => fixtureUuid("b0000000", n)) as [string, string];
+        const kept = {
+          start_half_day: true,
+          start_half_period: "pm" as const,
+          end_half_day: false,
+          end_half_period: null,
+          requested_at: U[0],
+          reviewed_at: U[1],
+          cancelled_at: null,
+        };
+        await store.runImport(async (w) => {
+          await w.upsertLeaveTypes(ORG_A, [ANNUAL], U[1]);
+          await w.upsertEmployees(ORG_A, [employee(E1)], U[1]);
+          await w.upsertLeaveBookings(ORG_A, [booking(K1, E1, { ...kept, days: 2.5 }), booking(K2, E1)], U[1]);
+        });
+        const seen = await store.runImport(async (w) => {
+          await w.deleteLeaveBookings(ORG_A, [K2], U[2]);
+          return w.storedBookings(ORG_A, [K1, K2]);
+        });
+        expect([...seen.keys()]).toEqual([K1]);
+        expect(seen.get(K1)).toEqual(kept);
+      }),
+    );
   });
 }

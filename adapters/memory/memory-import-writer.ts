@@ -15,6 +15,7 @@ import type {
   LeaveBookingInput,
   PruneScope,
   RecordLabel,
+  StoredBookingFields,
   StoredEmployeeFields,
   WriteCounts,
 } from "../../lib/admin-store.ts";
@@ -45,6 +46,16 @@ const EMPLOYEE_CONTENT = visibleColumns(EMPLOYEE_FIELDS) satisfies (keyof Stored
 const BOOKING_CONTENT = visibleColumns(LEAVE_BOOKING_FIELDS) satisfies (keyof StoredBooking)[];
 const CLOSURE_CONTENT = visibleColumns(HOLIDAY_ENTRY_FIELDS) satisfies (keyof StoredClosureDay)[];
 const LEAVE_TYPE_CONTENT = visibleColumns(LEAVE_TYPE_FIELDS) satisfies (keyof LeaveTypeRecord)[];
+
+const KEPT_BOOKING_CONTENT = [
+  "start_half_day",
+  "start_half_period",
+  "end_half_day",
+  "end_half_period",
+  "requested_at",
+  "reviewed_at",
+  "cancelled_at",
+] as const satisfies (keyof StoredBookingFields & keyof StoredBooking)[];
 
 const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
 
@@ -155,6 +166,15 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
       for (const id of ids) {
         const e = t.employees.get(keyOf(organisationId, id));
         if (e && !e.deleted) stored.set(id, pickFields(e, EMPLOYEE_CONTENT));
+      }
+      return stored;
+    },
+
+    async storedBookings(organisationId, ids) {
+      const stored = new Map<string, StoredBookingFields>();
+      for (const id of ids) {
+        const b = t.bookings.get(keyOf(organisationId, id));
+        if (b && !b.deleted) stored.set(id, pickFields(b, KEPT_BOOKING_CONTENT));
       }
       return stored;
     },

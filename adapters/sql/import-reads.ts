@@ -5,10 +5,11 @@
  * recognises them (docs/cli.md, "Full exports: --prune").
  */
 import type { Kysely } from "kysely";
-import type { RecordLabel, StoredEmployeeFields } from "../../lib/admin-store.ts";
+import type { RecordLabel, StoredBookingFields, StoredEmployeeFields } from "../../lib/admin-store.ts";
+import type { HalfPeriod } from "../../lib/records.ts";
 import { personName } from "../../lib/person-name.ts";
 import { chunks } from "./changed-rows.ts";
-import { EMPLOYEE_COLUMNS, toEmployee } from "./row-mapping.ts";
+import { bool, EMPLOYEE_COLUMNS, instantOrNull, toEmployee } from "./row-mapping.ts";
 import type { Tables } from "./tables.ts";
 
 /** The stored fields of the live employees among `ids`. */
@@ -26,6 +27,35 @@ export async function storedEmployeesOn(db: Kysely<Tables>, organisationId: stri
       const { updated_at: _, ...fields } = toEmployee(r);
       stored.set(r.id, fields);
     }
+  }
+  return stored;
+}
+
+/**
+ * What an import keeps of the live bookings among `ids`. Bookings this import holds back
+ * for one sorted insert (staged-inserts.ts) are new to the table and not among them: a
+ * booking listed twice in one file takes the later row as it is.
+ */
+export async function storedBookingsOn(db: Kysely<Tables>, organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>> {
+  const stored = new Map<string, StoredBookingFields>();
+  for (const batch of chunks([...new Set(ids)])) {
+    const rows = await db
+      .selectFrom("leave_bookings")
+      .select(["id", "start_half_day", "start_half_period", "end_half_day", "end_half_period", "requested_at", "reviewed_at", "cancelled_at"])
+      .where("organisation_id", "=", organisationId)
+      .where("id", "in", batch)
+      .where("deleted_at", "is", null)
+      .execute();
+    for (const r of rows)
+      stored.set(r.id, {
+        start_half_day: bool(r.start_half_day),
+        start_half_period: r.start_half_period as HalfPeriod | null,
+        end_half_day: bool(r.end_half_day),
+        end_half_period: r.end_half_period as HalfPeriod | null,
+        requested_at: instantOrNull(r.requested_at),
+        reviewed_at: instantOrNull(r.reviewed_at),
+        cancelled_at: instantOrNull(r.cancelled_at),
+      });
   }
   return stored;
 }

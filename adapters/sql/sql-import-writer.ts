@@ -19,6 +19,7 @@ import type {
   LeaveBookingInput,
   PruneScope,
   RecordLabel,
+  StoredBookingFields,
   StoredEmployeeFields,
   WriteCounts,
 } from "../../lib/admin-store.ts";
@@ -44,7 +45,7 @@ import type { ImportStamps } from "./published-stamps.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
-import { describeRecordsOn, storedEmployeesOn } from "./import-reads.ts";
+import { describeRecordsOn, storedBookingsOn, storedEmployeesOn } from "./import-reads.ts";
 
 const LEAVE_TYPE_CONTENT = recordKeys(LEAVE_TYPE_FIELDS);
 
@@ -165,6 +166,10 @@ export class SqlImportWriter implements ImportWriter {
 
   async storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>> {
     return storedEmployeesOn(await this.idle(), organisationId, ids);
+  }
+
+  async storedBookings(organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>> {
+    return storedBookingsOn(await this.idle(), organisationId, ids);
   }
 
   async describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]> {

@@ -7,9 +7,8 @@
 import type { ImportKind } from "./normalise-records.ts";
 import { createLeaveApplier } from "./apply-leave.ts";
 import { createPublicHolidayApplier } from "./apply-public-holidays.ts";
-import { writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";
+import { keepingAbsent, writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";
 import type { ClosureDayInput, EmployeeInput, StoredEmployeeFields } from "../../lib/admin-store.ts";
-import type { KeptEmployeeField } from "./import-rows.ts";
 
 export function createApplier(kind: ImportKind, ctx: ImportContext): RowApplier {
   if (kind === "employees") return createEmployeeApplier(ctx);
@@ -42,26 +41,6 @@ function createEmployeeApplier(ctx: ImportContext): RowApplier {
     },
     async finish() {},
   };
-}
-
-/**
- * The employee as the import writes it: a field the record did not carry takes the stored
- * value when the employee is stored (DECISIONS §11, "Absent is not empty"), and stays null
- * for a new one; each field so kept is noted in `kept` for the summary.
- */
-export function keepingAbsent(
-  employee: EmployeeInput,
-  absent: readonly KeptEmployeeField[],
-  stored: StoredEmployeeFields | undefined,
-  kept: Set<string>,
-): EmployeeInput {
-  if (stored === undefined || absent.length === 0) return employee;
-  const merged = { ...employee };
-  for (const field of absent) {
-    merged[field] = stored[field];
-    kept.add(field);
-  }
-  return merged;
 }
 
 function createHolidayApplier(ctx: ImportContext): RowApplier {

@@ -10,6 +10,18 @@ import type { ImportProblem } from "./field-rules.ts";
 export const KEPT_EMPLOYEE_FIELDS = ["preferred_name", "job_title", "department", "start_date", "leaving_date", "holiday_calendar"] as const;
 export type KeptEmployeeField = (typeof KEPT_EMPLOYEE_FIELDS)[number];
 
+/** The booking fields a record may leave out and an update then keeps as stored; a half day's flag and period go together. */
+export const KEPT_BOOKING_FIELDS = [
+  "start_half_day",
+  "start_half_period",
+  "end_half_day",
+  "end_half_period",
+  "requested_at",
+  "reviewed_at",
+  "cancelled_at",
+] as const;
+export type KeptBookingField = (typeof KEPT_BOOKING_FIELDS)[number];
+
 export type ImportKind = "employees" | "leave" | "holidays";
 
 /** A booking before its employee is looked up: `days` is `null` when the file did not give it. */
@@ -21,7 +33,7 @@ export type ImportRow =
    * a key a JSON record leaves out), which an update keeps as stored (apply-rows.ts).
    */
   | { type: "employee"; employee: EmployeeInput; absent: readonly KeptEmployeeField[] }
-  | { type: "booking"; booking: BookingDraft; leaveType: LeaveTypeRecord; employeeExternalId: string | null }
+  | { type: "booking"; booking: BookingDraft; leaveType: LeaveTypeRecord; employeeExternalId: string | null; absent: readonly KeptBookingField[] }
   | { type: "closure"; closure: ClosureDayInput }
   /** `name` is `null` only on a deleted row. */
   | { type: "public_holiday"; calendar: string; date: string; name: string | null; deleted: boolean }

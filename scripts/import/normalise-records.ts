@@ -29,7 +29,9 @@ import { externalId, flag, optionalUuid, parseField, RECORD, suggestField } from
 import { importEntries } from "./import-fields.ts";
 import type { ImportProblem } from "./field-rules.ts";
 import {
+  KEPT_BOOKING_FIELDS,
   KEPT_EMPLOYEE_FIELDS,
+  type KeptBookingField,
   type BookingDraft,
   type ImportKind,
   type ImportRow,
@@ -221,7 +223,17 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   return { type: "employee", employee, absent: absentFields(record) };
 }
 
-const NONE_ABSENT: readonly KeptEmployeeField[] = [];
+const NONE_ABSENT: readonly never[] = [];
+
+/** A booking's fields the record does not carry; a half day only when neither its flag nor its period is there. */
+function absentBookingFields(record: Record<string, unknown>): readonly KeptBookingField[] {
+  if (KEPT_BOOKING_FIELDS.every((field) => record[field] !== undefined)) return NONE_ABSENT;
+  const absent: KeptBookingField[] = [];
+  for (const end of ["start", "end"] as const)
+    if (record[`${end}_half_day`] === undefined && record[`${end}_half_period`] === undefined) absent.push(`${end}_half_day`, `${end}_half_period`);
+  for (const field of ["requested_at", "reviewed_at", "cancelled_at"] as const) if (record[field] === undefined) absent.push(field);
+  return absent;
+}
 
 /** The fields an update keeps as stored because the record does not carry them: not even as an empty cell or `null`. */
 function absentFields(record: Record<string, unknown>): readonly KeptEmployeeField[] {
@@ -281,7 +293,13 @@ function bookingRow(
     cancelled_at: b.cancelled_at,
     leave_type_id: leaveType.id,
   };
-  return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
+  return {
+    type: "booking",
+    booking,
+    leaveType,
+    employeeExternalId: b.employee_id === null ? b.employee_external_id : null,
+    absent: absentBookingFields(record),
+  };
 }
 
 /**
