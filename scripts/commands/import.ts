@@ -119,7 +119,10 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
   const pruneFlags = pruneOptions(kind, values);
-  const map = await importMap(ctx, file, format, kind, values);
+  // The plan of the import, resolved once here: its format, its map (with the flags over it), its prune.
+  const chosen = formatOf(file, format);
+  const tabular = chosen === "csv" || chosen === "xlsx";
+  const map = await importMap(ctx, chosen, kind, values);
   const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
@@ -129,7 +132,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
         organisationId: org.id,
         kind,
         file,
-        format,
+        format: chosen ?? format,
         dryRun,
         map,
         prune,
@@ -149,7 +152,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
       throw new CommandError(problem);
     });
-    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined, mapHint: values.map === undefined && isTabular(file, format) });
+    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined, mapHint: values.map === undefined && tabular });
     const { rows, counts } = outcome;
     const holidays = outcome.publicHolidays ?? [];
     const mapping = outcome.mapping ?? null;
@@ -212,13 +215,17 @@ function describeMapping(mapping: MappingReport): string[] {
   ];
 }
 
-/** Whether the file is read as CSV or XLSX: columns under a header, which a map can rename. */
-function isTabular(file: string, format: ImportFormat | undefined): boolean {
+/**
+ * The file's format, decided once for the whole import (--format, else the name; stdin is
+ * JSON Lines): `null` when the name does not tell, which importFile then reports in its
+ * own words.
+ */
+function formatOf(file: string, format: ImportFormat | undefined): ImportFormat | null {
   try {
-    const chosen = chooseFormat(file, format);
-    return chosen === "csv" || chosen === "xlsx";
-  } catch {
-    return false;
+    return chooseFormat(file, format);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    return null;
   }
 }
 
@@ -264,18 +271,10 @@ function withRange(flags: PruneFlags, dates: DateFormat): PruneOptions {
 /** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
 async function importMap(
   ctx: CommandContext,
-  file: string,
-  format: ImportFormat | undefined,
+  chosen: ImportFormat | null,
   kind: ImportKind,
   values: { map?: string; delimiter?: string; encoding?: string; sheet?: string; "date-format"?: string },
 ): Promise<ImportMap> {
-  let chosen: ImportFormat | null;
-  try {
-    chosen = chooseFormat(file, format);
-  } catch (error) {
-    if (!(error instanceof FileProblem)) throw error;
-    chosen = null; // importFile says what is wrong with the name, in its own words.
-  }
   const onlyFor = (flag: string, formats: ImportFormat[], what: string) => {
     if (chosen !== null && !formats.includes(chosen)) throw new UsageError(`${flag} applies to ${what}, and this file is read as ${chosen}\nusage: ${USAGE}`);
   };

@@ -98,9 +98,8 @@ function collectGarbage(): void {
   (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
 }
 
+/** Thrown to roll the transaction back when a problem was found: the one exception the store's contract asks for. */
 class ImportRejected extends Error {}
-/** Thrown to roll a dry run back once everything was checked and counted. */
-class DryRunDone extends Error {}
 
 export interface ImportRecordsOptions {
   organisationId: string;
@@ -205,15 +204,12 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
           if (!(error instanceof FileProblem)) throw error;
           fileProblem = error;
         }
-        // Throwing is what rolls the transaction back.
+        // Throwing is what rolls the transaction back (a dry run keeps nothing either way).
         if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
-        if (options.dryRun) throw new DryRunDone();
       },
       { dryRun: options.dryRun, onWait: options.onWait },
     );
   } catch (error) {
-    const extra: Extras = { pruned, prunedList, kept: [...keptFields], ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
-    if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true, extra);
     if (!(error instanceof ImportRejected)) throw error;
     const errors = failures.list.listed();
     const unlisted = failures.count - errors.length;
@@ -233,7 +229,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
       ...(unlisted > 0 ? { problemCount } : {}),
     };
   }
-  return succeeded(rows, counts, publicHolidays, false, {
+  return succeeded(rows, counts, publicHolidays, options.dryRun === true, {
     pruned,
     prunedList,
     kept: [...keptFields],
