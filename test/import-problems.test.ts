@@ -57,6 +57,11 @@ describe("the report", () => {
     ]);
     expect(hintFor({ field: "start_date", problem: "", code: "date_format" }, { mapped: true })).toContain('"dates"');
     expect(hintFor({ field: "status", problem: "must match", code: "invalid" }, { mapped: true })).toBe("");
+    expect(hintFor({ field: "colour", problem: "", code: "unknown_field" }, { mapped: true })).toBe(
+      '; to leave it out, set "ignore_unmapped": true in the map, or name it under "columns": {"colour": null}',
+    );
+    expect(hintFor({ field: "frist_name", problem: "", code: "unknown_field", value: "first_name" }, { mapped: true })).toBe("");
+    expect(hintFor({ field: "leave_type.colour", problem: "", code: "unknown_field" }, { mapped: true })).toBe("");
     const allowed = ["pending", "approved", "cancelled"];
     expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Canceled", allowed }, { mapped: true })).toBe(
       '; map the file\'s words under "values", e.g. "values": {"status": {"Canceled": "cancelled"}}',

@@ -213,7 +213,7 @@ describe("all or nothing", () => {
       `${file}:3: start_half_period: is required (am or pm) when start_half_day is true`,
       `${file}:700: employee_id: no employee with external_id "NOBODY" in this organisation (or it is deleted): import employees first`,
       `${file}:1101: leave_type: "Annual leave", category annual, unpaid differs from the same leave type (id ${derivedId(org, "leave_type", "Annual leave")}) on line 1: "Annual leave", category annual, paid`,
-      `${file}:1151: colour: unknown field; the fields are id, external_id, employee_id, employee_external_id, leave_type, start_date, end_date, start_half_day, start_half_period, end_half_day, end_half_period, days, status, requested_at, reviewed_at, cancelled_at, deleted, updated_at`,
+      `${file}:1151: colour: unknown field; the fields are id, external_id, employee_id, employee_external_id, leave_type, start_date, end_date, start_half_day, start_half_period, end_half_day, end_half_period, days, status, requested_at, reviewed_at, cancelled_at, deleted, updated_at; to leave it out, set "ignore_unmapped": true in a --map file, or name it under "columns": {"colour": null}`,
       `${file}:1151: days: must be a multiple of 0.5, at least 0`,
     ]);
     expect(outcome).toMatchObject({ invalidRows: 4 });
@@ -736,7 +736,7 @@ describe("leaveapi import", () => {
     expect(await main(["--db", db, "import", "--org", org, "--kind", "employees", "-"], bad.io)).toBe(1);
     expect(bad.err).toEqual([
       "stdin:1: status: is required",
-      `stdin:3: colour: unknown field; the fields are ${importColumns("employees", false).join(", ")}`,
+      `stdin:3: colour: unknown field; the fields are ${importColumns("employees", false).join(", ")}; to leave it out, set "ignore_unmapped": true in a --map file, or name it under "columns": {"colour": null}`,
       "leaveapi: import failed: 2 problems in 2 rows; nothing was written",
     ]);
 

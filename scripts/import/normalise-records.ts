@@ -171,7 +171,13 @@ function rejectUnknown(record: Record<string, unknown>, allowed: readonly string
     // A name far longer than any field is no typo of one, and is shortened like a value.
     const guess = key.length <= 40 ? suggestField(key, allowed) : null;
     const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
-    problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}`, code: "unknown_field" });
+    // `value` is the likely field: with one, the hint to leave the key out would only distract.
+    problems.push({
+      field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`),
+      problem: `unknown field; ${hint}`,
+      code: "unknown_field",
+      value: guess ?? undefined,
+    });
   }
   if (unknown > MAX_UNKNOWN_REPORTED)
     problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });

@@ -77,6 +77,10 @@ export function hintFor(problem: ImportProblem, context: HintContext): string {
       const to = allowed.find((a) => a === word) ?? allowed.find((a) => word.length >= 4 && a.startsWith(word.slice(0, 4))) ?? "…";
       return `; map the file's words under "values", e.g. "values": {${JSON.stringify(problem.field)}: {${JSON.stringify(from)}: ${JSON.stringify(to)}}}${context.mapped ? "" : " in a --map file"}`;
     }
+    case "unknown_field":
+      // A nested key (leave_type.…) is no column a map can name; a likely typo says what to write instead.
+      if (problem.value !== undefined || problem.field.includes(".")) return "";
+      return `; to leave it out, set "ignore_unmapped": true ${context.mapped ? "in the map" : "in a --map file"}, or name it under "columns": {${JSON.stringify(problem.field)}: null}`;
     case "date_format":
       return `; set the map's "dates" (or --date-format) to the format the file writes its dates in`;
     default:
