@@ -26,6 +26,23 @@ export interface WriteCounts {
   deleted: number;
 }
 
+/** An employee's stored fields as an import reads them back: the API record without `updated_at`. */
+export type StoredEmployeeFields = Omit<EmployeeRecord, "updated_at">;
+
+/** What an import keeps of a stored booking when its file does not carry them: the half days and the instants. */
+export type StoredBookingFields = Pick<
+  LeaveBookingInput,
+  "start_half_day" | "start_half_period" | "end_half_day" | "end_half_period" | "requested_at" | "reviewed_at" | "cancelled_at"
+>;
+
+/** A record as a person recognises it: `name` is an employee's name, or a booking's employee and dates (`Ada Lovelace, 2026-03-02 to 2026-03-06`). */
+export interface RecordLabel {
+  id: string;
+  /** The source system's id, where the store keeps it (the memory store does not). */
+  external_id: string | null;
+  name: string;
+}
+
 /** The facts about an employee that decide how many days a booking takes. */
 export interface EmployeeCalendarFacts {
   department: string | null;
@@ -49,6 +66,20 @@ export interface ImportWriter {
    * listed (docs/api.md, "Personal data"); unknown ids are left alone.
    */
   deleteEmployees(organisationId: string, ids: string[], now: number): Promise<WriteCounts>;
+  /**
+   * The stored fields of the non-deleted employees among `ids`, as seen inside this
+   * transaction: what an import keeps of a field its file does not carry (docs/cli.md,
+   * "A column the file does not have keeps the stored value").
+   */
+  storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>>;
+  /** The fields an import may keep of the live bookings among `ids` (docs/cli.md, "Absent is not empty"). */
+  storedBookings(organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>>;
+  /**
+   * The records among `ids` as `import --prune --dry-run` names those it would delete, in
+   * the order of `ids`: an employee by external id and name, a booking by its external id,
+   * its employee's name and its dates. Unknown ids are left out.
+   */
+  describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]>;
   /** Non-deleted employees among `ids`, as seen inside this transaction. */
   employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>>;
   /** Upserts leave types; a change bumps `updated_at` of every booking of that type. */

@@ -202,11 +202,11 @@ describe("map keys and cells named like Object's own properties are data like an
       '{"external_id": "P4", "first_name": "Di", "last_name": "Lee", "status": "active", "__proto__": {"x": 1}, "constructor": "y"}\n',
     );
     expect((await runCli(importArgs("employees", plain))).stderr.split("\n").slice(0, 2)).toEqual([
-      `${plain}:1: __proto__: unknown field; the fields are ${(await employeeFields()).join(", ")}`,
-      `${plain}:1: constructor: unknown field; the fields are ${(await employeeFields()).join(", ")}`,
+      `${plain}:1: __proto__: unknown field; the fields are ${(await employeeFields()).join(", ")}; to leave it out, set "ignore_unmapped": true in a --map file, or name it under "columns": {"__proto__": null}`,
+      `${plain}:1: constructor: unknown field; the fields are ${(await employeeFields()).join(", ")}; to leave it out, set "ignore_unmapped": true in a --map file, or name it under "columns": {"constructor": null}`,
     ]);
     const csv = file("csv", "external_id,first_name,last_name,status,__proto__\nP5,Ed,Lee,active,x\n");
-    expect((await runCli(importArgs("employees", csv))).stderr.split("\n")[0]).toStartWith(`${csv}:1: __proto__: unknown field;`);
+    expect((await runCli(importArgs("employees", csv))).stderr.split("\n")[0]).toStartWith(`${csv}:1: column "__proto__" maps to no field of employees;`);
   });
 });
 

@@ -103,7 +103,7 @@ describe.each([
     // Without the map: every column unknown, at the header, split at ';' so that the names are real, and a hint.
     const bare = await importing("--kind", "employees", csv);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toContain(`${csv}:1: First Name: unknown field; did you mean first_name?`);
+    expect(bare.stderr).toContain(`"First Name" looks like first_name: map it with "columns": {"First Name": "first_name"}`);
     expect(bare.stderr).toContain("can be mapped to these fields with --map FILE");
 
     const dry = await importing("--kind", "employees", "--map", map, csv, "--dry-run");

@@ -25,6 +25,8 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/holiday-worker.e2e.test.ts",
   "test/holidays.test.ts",
   "test/http-behaviour.test.ts",
+  "test/import-absent-fields.test.ts",
+  "test/import-problems.test.ts",
   "test/import-limits.e2e.test.ts",
   "test/import-problem-cap.e2e.test.ts",
   "test/import-maps.test.ts",

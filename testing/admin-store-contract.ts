@@ -13,6 +13,7 @@ import { NO_ORG, ORG_A, ORG_B, SCOPES, organisation, rejectionOf, tokenDigest, w
 import { runAdminLifecycleCases } from "./admin-lifecycle-contract.ts";
 import { runDataVersionCases } from "./data-version-contract.ts";
 import { runImportDryRunCases } from "./import-dry-run-contract.ts";
+import { runImportKeptCases } from "./import-kept-contract.ts";
 import { runImportWriterCases } from "./import-writer-contract.ts";
 import type { ContractFramework } from "./store-contract.ts";
 
@@ -242,5 +243,6 @@ export function runAdminStoreContract(options: AdminStoreContractOptions, framew
     runImportWriterCases(framework, withStore);
     runImportDryRunCases(framework, withStore);
     runDataVersionCases(framework, withStore);
+    runImportKeptCases(framework, withStore);
   });
 }

@@ -7,8 +7,20 @@
  * are soft; the references the SQL schema enforces with foreign keys are refused here
  * with a plain `Error`, which rolls the import back.
  */
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  PruneScope,
+  RecordLabel,
+  StoredBookingFields,
+  StoredEmployeeFields,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
+import { personName } from "../../lib/person-name.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
   EMPLOYEE_FIELDS,
@@ -34,6 +46,16 @@ const EMPLOYEE_CONTENT = visibleColumns(EMPLOYEE_FIELDS) satisfies (keyof Stored
 const BOOKING_CONTENT = visibleColumns(LEAVE_BOOKING_FIELDS) satisfies (keyof StoredBooking)[];
 const CLOSURE_CONTENT = visibleColumns(HOLIDAY_ENTRY_FIELDS) satisfies (keyof StoredClosureDay)[];
 const LEAVE_TYPE_CONTENT = visibleColumns(LEAVE_TYPE_FIELDS) satisfies (keyof LeaveTypeRecord)[];
+
+const KEPT_BOOKING_CONTENT = [
+  "start_half_day",
+  "start_half_period",
+  "end_half_day",
+  "end_half_period",
+  "requested_at",
+  "reviewed_at",
+  "cancelled_at",
+] as const satisfies (keyof StoredBookingFields & keyof StoredBooking)[];
 
 const noCounts = (): WriteCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
 
@@ -139,6 +161,37 @@ export function memoryImportWriter(t: MemoryTables, hasOrganisation: (id: string
         counts = eraseRecords(t.employees, organisationId, gone);
       });
       return counts;
+    },
+
+    async storedEmployees(organisationId, ids) {
+      const stored = new Map<string, StoredEmployeeFields>();
+      for (const id of ids) {
+        const e = t.employees.get(keyOf(organisationId, id));
+        if (e && !e.deleted) stored.set(id, pickFields(e, EMPLOYEE_CONTENT));
+      }
+      return stored;
+    },
+
+    async storedBookings(organisationId, ids) {
+      const stored = new Map<string, StoredBookingFields>();
+      for (const id of ids) {
+        const b = t.bookings.get(keyOf(organisationId, id));
+        if (b && !b.deleted) stored.set(id, pickFields(b, KEPT_BOOKING_CONTENT));
+      }
+      return stored;
+    },
+
+    async describeRecords(organisationId, record, ids) {
+      // The memory store keeps no external id (see EMPLOYEE_CONTENT).
+      return ids.flatMap((id): RecordLabel[] => {
+        if (record === "employee") {
+          const e = t.employees.get(keyOf(organisationId, id));
+          return e ? [{ id, external_id: null, name: personName(e.first_name, e.last_name) }] : [];
+        }
+        const b = t.bookings.get(keyOf(organisationId, id));
+        const e = b && t.employees.get(keyOf(organisationId, b.employee_id));
+        return b && e ? [{ id, external_id: null, name: `${personName(e.first_name, e.last_name)}, ${b.start_date} to ${b.end_date}` }] : [];
+      });
     },
 
     async employeeFacts(organisationId, ids) {

@@ -11,7 +11,18 @@ import { parseDate } from "../../lib/dates.ts";
 import { classSpansOf, type ClassSpans } from "../../lib/leave-span-plan.ts";
 import type { Sha256Hex } from "../../lib/digest.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
-import type { ClosureDayInput, EmployeeCalendarFacts, EmployeeInput, ImportWriter, LeaveBookingInput, PruneScope, WriteCounts } from "../../lib/admin-store.ts";
+import type {
+  ClosureDayInput,
+  EmployeeCalendarFacts,
+  EmployeeInput,
+  ImportWriter,
+  LeaveBookingInput,
+  PruneScope,
+  RecordLabel,
+  StoredBookingFields,
+  StoredEmployeeFields,
+  WriteCounts,
+} from "../../lib/admin-store.ts";
 import { employeeBody, leaveBody } from "./record-bodies.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import {
@@ -34,6 +45,7 @@ import type { ImportStamps } from "./published-stamps.ts";
 import { LEAVE_TYPE_COLUMNS, toLeaveType } from "./row-mapping.ts";
 import { listClosureDaysOn, listImportedPublicHolidaysOn } from "./read-queries.ts";
 import type { Tables } from "./tables.ts";
+import { describeRecordsOn, storedBookingsOn, storedEmployeesOn } from "./import-reads.ts";
 
 const LEAVE_TYPE_CONTENT = recordKeys(LEAVE_TYPE_FIELDS);
 
@@ -154,6 +166,21 @@ export class SqlImportWriter implements ImportWriter {
   private noted(counts: WriteCounts): WriteCounts {
     if (counts.deleted > 0) this.deletedAny = true;
     return counts;
+  }
+
+  async storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>> {
+    return storedEmployeesOn(await this.idle(), organisationId, ids);
+  }
+
+  async storedBookings(organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>> {
+    return storedBookingsOn(await this.idle(), organisationId, ids);
+  }
+
+  async describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]> {
+    const db = await this.idle();
+    // Bookings this import holds back for one sorted insert are named too.
+    if (record === "booking") await this.flushStaged();
+    return describeRecordsOn(db, organisationId, record, ids);
   }
 
   async employeeFacts(organisationId: string, ids: string[]): Promise<Map<string, EmployeeCalendarFacts>> {

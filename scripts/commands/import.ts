@@ -10,6 +10,7 @@ import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
 import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 import { announced, sayWaiting } from "../writer-wait.ts";
+import type { RecordLabel } from "../../lib/admin-store.ts";
 
 const USAGE =
   "leaveapi import --org ORG_ID --kind employees|leave|holidays [--format jsonl|json|csv|xlsx] [--map FILE] [--delimiter D] [--encoding E] [--sheet NAME] [--date-format F] [--prune [--range FROM,TO] [--prune-max PERCENT]] [--dry-run] FILE";
@@ -118,7 +119,10 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const file = requireValue(positionals[0], "FILE (a path, or - for stdin)", USAGE);
   const dryRun = values["dry-run"] === true;
   const pruneFlags = pruneOptions(kind, values);
-  const map = await importMap(ctx, file, format, kind, values);
+  // The plan of the import, resolved once here: its format, its map (with the flags over it), its prune.
+  const chosen = formatOf(file, format);
+  const tabular = chosen === "csv" || chosen === "xlsx";
+  const map = await importMap(ctx, chosen, kind, values);
   const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
@@ -128,7 +132,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
         organisationId: org.id,
         kind,
         file,
-        format,
+        format: chosen ?? format,
         dryRun,
         map,
         prune,
@@ -148,7 +152,7 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: [problem] }, null, 2));
       throw new CommandError(problem);
     });
-    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined, mapHint: values.map === undefined && isTabular(file, format) });
+    if (!outcome.ok) return failed(ctx, outcome, { stdin: file === "-" && format === undefined, mapHint: values.map === undefined && tabular });
     const { rows, counts } = outcome;
     const holidays = outcome.publicHolidays ?? [];
     const mapping = outcome.mapping ?? null;
@@ -158,6 +162,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       rows,
       ...counts,
       ...(prune ? { pruned: outcome.pruned ?? 0 } : {}),
+      ...(prune && dryRun ? { would_prune: outcome.prunedList ?? [] } : {}),
+      ...(outcome.kept ? { kept_fields: outcome.kept } : {}),
       public_holidays: holidays,
       // The map as applied on a dry run; the columns a map skipped, on every import with one.
       ...(dryRun && mapping !== null ? { columns: mapping.read } : {}),
@@ -168,6 +174,8 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
     report(ctx, json, () =>
       [
         `${dryRun ? "would import" : "imported"} ${rows} ${rows === 1 ? "row" : "rows"} of ${kind} into ${org.name}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.deleted} deleted${pruned}`,
+        ...(dryRun && prune ? describePruned(outcome.pruned ?? 0, outcome.prunedList ?? []) : []),
+        ...(dryRun && outcome.kept ? [describeKept(outcome.kept)] : []),
         ...holidays.map(describeReplacement),
         ...(dryRun && mapping !== null ? describeMapping(mapping) : []),
         ...(!dryRun && mapping !== null && mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
@@ -178,6 +186,22 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
       ].join("\n"),
     );
   });
+}
+
+/** Who a dry run of --prune would delete: the first hundred, by external id and name, and how many more. */
+function describePruned(pruned: number, listed: RecordLabel[]): string[] {
+  if (pruned === 0) return [];
+  const more = pruned - listed.length;
+  return [
+    `would prune (absent from the file):`,
+    ...listed.map((r) => `  ${r.external_id === null ? r.id : JSON.stringify(r.external_id)}  ${r.name}`),
+    ...(more > 0 ? [`  … and ${more.toLocaleString("en")} more`] : []),
+  ];
+}
+
+/** The stored fields the file does not carry: kept as they are on every record it updates (docs/cli.md, "Absent is not empty"). */
+function describeKept(fields: string[]): string {
+  return `not in the file, so they would keep their stored values: ${fields.join(", ")} (an empty cell or null clears a field)`;
 }
 
 /** The map as applied, for --dry-run: each column and its field, then what was skipped or not found. */
@@ -191,13 +215,17 @@ function describeMapping(mapping: MappingReport): string[] {
   ];
 }
 
-/** Whether the file is read as CSV or XLSX: columns under a header, which a map can rename. */
-function isTabular(file: string, format: ImportFormat | undefined): boolean {
+/**
+ * The file's format, decided once for the whole import (--format, else the name; stdin is
+ * JSON Lines): `null` when the name does not tell, which importFile then reports in its
+ * own words.
+ */
+function formatOf(file: string, format: ImportFormat | undefined): ImportFormat | null {
   try {
-    const chosen = chooseFormat(file, format);
-    return chosen === "csv" || chosen === "xlsx";
-  } catch {
-    return false;
+    return chooseFormat(file, format);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    return null;
   }
 }
 
@@ -243,18 +271,10 @@ function withRange(flags: PruneFlags, dates: DateFormat): PruneOptions {
 /** The --map file with the flags laid over it; every mistake in it is named, and nothing is read. */
 async function importMap(
   ctx: CommandContext,
-  file: string,
-  format: ImportFormat | undefined,
+  chosen: ImportFormat | null,
   kind: ImportKind,
   values: { map?: string; delimiter?: string; encoding?: string; sheet?: string; "date-format"?: string },
 ): Promise<ImportMap> {
-  let chosen: ImportFormat | null;
-  try {
-    chosen = chooseFormat(file, format);
-  } catch (error) {
-    if (!(error instanceof FileProblem)) throw error;
-    chosen = null; // importFile says what is wrong with the name, in its own words.
-  }
   const onlyFor = (flag: string, formats: ImportFormat[], what: string) => {
     if (chosen !== null && !formats.includes(chosen)) throw new UsageError(`${flag} applies to ${what}, and this file is read as ${chosen}\nusage: ${USAGE}`);
   };
@@ -293,15 +313,32 @@ function failed(ctx: CommandContext, outcome: Extract<ImportOutcome, { ok: false
   // Past a thousand, the problems are counted, not listed: the last line listed says how many more.
   const count = outcome.problemCount ?? errors.length;
   for (const line of errors) ctx.io.err(line);
-  // Piped CSV read as the default JSON Lines fails on every line: say what to pass.
+  // Chosen by the kinds of problem found (scripts/import/problem-codes.ts), never by their words.
+  const codes = new Set(outcome.codes ?? []);
   const hint =
-    source.stdin && errors.some((e) => e.includes("is not valid JSON"))
+    source.stdin && codes.has("unreadable")
       ? "; stdin is read as JSON Lines: pass --format csv or --format json for other formats"
-      : source.mapHint && errors.some((e) => e.includes(": unknown field;"))
+      : source.mapHint && (codes.has("unknown_columns") || codes.has("missing_column"))
         ? "; another system's columns can be mapped to these fields with --map FILE (docs/cli.md, \"Other systems' exports\")"
         : "";
-  if (ctx.global.json) ctx.io.out(JSON.stringify({ ok: false, problems: errors, problem_count: count, invalid_rows: invalidRows }, null, 2));
-  const problems = count === 1 ? "1 problem" : `${count} problems`;
-  const rows = invalidRows > 0 ? ` in ${invalidRows === 1 ? "1 row" : `${invalidRows} rows`}` : "";
-  throw new CommandError(`import failed: ${problems}${rows}; nothing was written${hint}`);
+  const headerProblems = outcome.headerProblems ?? 0;
+  if (ctx.global.json)
+    ctx.io.out(
+      JSON.stringify(
+        { ok: false, problems: errors, problem_count: count, header_problems: headerProblems, invalid_rows: invalidRows, codes: [...codes] },
+        null,
+        2,
+      ),
+    );
+  throw new CommandError(`import failed: ${describeCount(count, headerProblems, invalidRows)}; nothing was written${hint}`);
+}
+
+/** `2 header problems and 3 problems in 3 rows`: the header's (columns) apart from the rows'. */
+export function describeCount(count: number, headerProblems: number, invalidRows: number): string {
+  const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` : `${n} ${many}`);
+  const header = headerProblems > 0 ? plural(headerProblems, "header problem", "header problems") : "";
+  const rest = count - headerProblems;
+  const rows = invalidRows > 0 ? ` in ${plural(invalidRows, "row", "rows")}` : "";
+  const other = rest > 0 || header === "" ? `${plural(rest, "problem", "problems")}${rows}` : "";
+  return [header, other].filter(Boolean).join(" and ");
 }

@@ -7,10 +7,10 @@
  * error was recorded, the leave types first seen in the batch are upserted (a changed
  * type bumps its bookings' `updated_at`) and the bookings are written.
  */
-import type { EmployeeCalendarFacts, LeaveBookingInput } from "../../lib/admin-store.ts";
+import type { EmployeeCalendarFacts, LeaveBookingInput, StoredBookingFields } from "../../lib/admin-store.ts";
 import type { LeaveTypeRecord } from "../../lib/records.ts";
 import { createDaysCounter } from "./days-off.ts";
-import { writeRuns, type ImportContext, type Op, type RowApplier } from "./import-context.ts";
+import { keepingAbsent, writeRuns, type ImportContext, type Op, type RowApplier } from "./import-context.ts";
 
 const sameLeaveType = (a: LeaveTypeRecord, b: LeaveTypeRecord) => a.name === b.name && a.category === b.category && a.is_paid === b.is_paid;
 const describeType = (t: LeaveTypeRecord) => `${JSON.stringify(t.name)}, category ${t.category}, ${t.is_paid ? "paid" : "unpaid"}`;
@@ -35,11 +35,15 @@ export function createLeaveApplier(ctx: ImportContext): RowApplier {
   return {
     async applyBatch(rows) {
       await learnFacts(rows.flatMap((r) => (r.row.type === "booking" ? [r.row.booking.employee_id] : [])));
+      // The stored bookings of rows that leave fields out: one read a batch, none for a file that carries them all.
+      const partial = rows.flatMap(({ row }) => (row.type === "booking" && row.absent.length > 0 ? [row.booking.id] : []));
+      const stored = partial.length === 0 ? new Map<string, StoredBookingFields>() : await writer.storedBookings(org, partial);
       const ops: Op<LeaveBookingInput>[] = [];
       for (const { line, row } of rows) {
         if (row.type === "delete") ops.push({ delete: row.id });
         if (row.type !== "booking") continue;
-        const { booking, leaveType } = row;
+        const { leaveType } = row;
+        const booking = keepingAbsent(row.booking, row.absent, stored.get(row.booking.id), ctx.keptFields);
         const seen = leaveTypes.get(leaveType.id);
         if (!seen) leaveTypes.set(leaveType.id, { type: leaveType, line, written: false });
         else if (!sameLeaveType(seen.type, leaveType)) {

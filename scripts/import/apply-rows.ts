@@ -7,8 +7,8 @@
 import type { ImportKind } from "./normalise-records.ts";
 import { createLeaveApplier } from "./apply-leave.ts";
 import { createPublicHolidayApplier } from "./apply-public-holidays.ts";
-import { writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";
-import type { ClosureDayInput, EmployeeInput } from "../../lib/admin-store.ts";
+import { keepingAbsent, writeRuns, type ImportContext, type Op, type PendingRow, type RowApplier } from "./import-context.ts";
+import type { ClosureDayInput, EmployeeInput, StoredEmployeeFields } from "../../lib/admin-store.ts";
 
 export function createApplier(kind: ImportKind, ctx: ImportContext): RowApplier {
   if (kind === "employees") return createEmployeeApplier(ctx);
@@ -18,12 +18,18 @@ export function createApplier(kind: ImportKind, ctx: ImportContext): RowApplier 
 
 function createEmployeeApplier(ctx: ImportContext): RowApplier {
   const { writer, organisationId: org, now } = ctx;
+  /** The stored employees of the rows that leave some field out: one read a batch, none for a file that carries every field. */
+  const storedOfPartial = async (rows: PendingRow[]) => {
+    const ids = rows.flatMap(({ row }) => (row.type === "employee" && row.absent.length > 0 ? [row.employee.id] : []));
+    return ids.length === 0 ? new Map<string, StoredEmployeeFields>() : await writer.storedEmployees(org, ids);
+  };
   return {
     async applyBatch(rows) {
       if (ctx.failed()) return;
       const ops: Op<EmployeeInput>[] = [];
+      const stored = await storedOfPartial(rows);
       for (const { row } of rows) {
-        if (row.type === "employee") ops.push({ upsert: row.employee });
+        if (row.type === "employee") ops.push({ upsert: keepingAbsent(row.employee, row.absent, stored.get(row.employee.id), ctx.keptFields) });
         else if (row.type === "delete") ops.push({ delete: row.id });
       }
       await writeRuns(

@@ -52,7 +52,8 @@ export function planColumns(names: readonly string[], map: ImportMap, fields: re
     if (other !== undefined) {
       plan.problems.push({
         field: column,
-        problem: `gives ${field}, as column ${JSON.stringify(other)} does; map one of them to another field or to null`,
+        problem: `gives ${field}, as column ${JSON.stringify(other)} does; under "columns", map one of them to another field or to null`,
+        code: "duplicate_column",
       });
       continue;
     }
@@ -87,12 +88,16 @@ export function createRowMapper(
     const out = Object.create(null) as Record<string, unknown>;
     for (const { column, field, values, date } of steps) {
       const value = cells[column];
-      if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) continue;
+      // An empty cell clears its field; only a column the file does not have leaves it out (DECISIONS §11, "Absent is not empty").
+      if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
+        out[field] = null;
+        continue;
+      }
       const key = typeof value === "string" ? value.trim() : String(value);
       if (values !== null && Object.hasOwn(values, key)) out[field] = values[key];
       else if (date && typeof value === "string") {
         const iso = toIsoDate(key, map.dates);
-        if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key) });
+        if (iso === null) problems.push({ field, problem: notInFormat(map.dates, key), code: "date_format", value: key });
         // Told as the file wrote it, not as the date it became.
         else if (!isImportYear(iso)) problems.push({ field, problem: outsideImportYears(key) });
         else out[field] = iso;

@@ -9,11 +9,9 @@ import { isDate, parseInstantCeil, yearOf } from "../../lib/dates.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { CALENDAR_KEY_PATTERN } from "../../lib/public-holidays.ts";
 
-/** One thing wrong with one field of one record; `field` is `row` for the record as a whole. */
-export interface ImportProblem {
-  field: string;
-  problem: string;
-}
+import type { ImportProblem, ProblemCode } from "./problem-codes.ts";
+
+export type { ImportProblem } from "./problem-codes.ts";
 
 /** How a value is shown in a message: short, and unambiguous about its JSON type. */
 export function describeValue(value: unknown): string {
@@ -101,10 +99,11 @@ export const externalId = v.nullish(
   ),
   null,
 );
-export const snakeWord = (what: string) =>
+/** A status or category: in words, what one is (`"Onboarding" is not a status; statuses are …`), never the pattern. */
+export const snakeWord = (noun: string, plural: string, examples: string) =>
   v.pipe(
-    v.string(expected(what)),
-    v.regex(SNAKE_WORD, (i) => `must match ^[a-z_]{1,30}$ (${what}), not ${describeValue(i.input)}`),
+    v.string(expected(`a ${noun} such as ${examples}`)),
+    v.regex(SNAKE_WORD, (i) => `${describeValue(i.input)} is not a ${noun}; ${plural} are lower-case letters and "_" (at most 30) such as ${examples}`),
   );
 export const calendarKey = v.pipe(
   v.string(expected("a calendar key like GB or GB-ENG")),
@@ -141,9 +140,40 @@ export function parseField<S extends v.GenericSchema>(schema: S, input: unknown,
   if (result.success) return result.output;
   for (const issue of result.issues) {
     const path = v.getDotPath(issue);
-    problems.push({ field: [field, path].filter(Boolean).join(".") || "row", problem: issue.message });
+    const code = codeOf(issue);
+    problems.push({
+      field: [field, path].filter(Boolean).join(".") || "row",
+      problem: issue.message,
+      code,
+      value: issue.input,
+      ...(code === "not_allowed" ? { allowed: picklistOptions(issue.expected) } : {}),
+    });
   }
   return null;
+}
+
+/** What kind of problem a valibot issue is, from its structure (never its message). */
+function codeOf(issue: v.BaseIssue<unknown>): ProblemCode {
+  if (issue.input === undefined || (issue.input === null && issue.kind === "schema")) return "required";
+  if (issue.type === "regex" && (issue as v.RegexIssue<string>).requirement === SNAKE_WORD) return "not_a_word";
+  if (issue.type === "picklist") return "not_allowed";
+  // Written another way (03/02/2026), not a date that does not exist (2026-02-30).
+  if (issue.type === "check" && (issue as v.CheckIssue<string>).requirement === isDate && !/^\d{4}-\d{2}-\d{2}$/.test(String(issue.input)))
+    return "date_format";
+  return "invalid";
+}
+
+/** A picklist's options, from what valibot says it expects (`"am" | "pm"`). */
+function picklistOptions(expected: string | null): string[] {
+  if (expected === null) return [];
+  return expected.split(" | ").flatMap((o) => {
+    try {
+      const value: unknown = JSON.parse(o);
+      return typeof value === "string" ? [value] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The allowed field closest to `name` when it is plausibly a typo of it (edit distance ≤ 2). */

@@ -31,6 +31,8 @@ export interface ImportContext {
   counts: WriteCounts;
   /** Every public-holiday calendar-year the file sets, in the order first met. */
   publicHolidays: PublicHolidayReplacement[];
+  /** The fields some updated record did not carry and kept as stored (DECISIONS §11, "Absent is not empty"), for the summary. */
+  keptFields: Set<string>;
   fail: (line: number, field: string, problem: string) => void;
   /** Whether any row error was recorded so far. */
   failed: () => boolean;
@@ -73,4 +75,24 @@ export async function writeRuns<T>(
     else addCounts(counts, await upsert(run.flatMap((op) => ("upsert" in op ? [op.upsert] : []))));
     i = j;
   }
+}
+
+/**
+ * The record (an employee, a booking) as the import writes it: a field it did not carry takes the stored
+ * value when the employee is stored (DECISIONS §11, "Absent is not empty"), and stays null
+ * for a new one; each field so kept is noted in `kept` for the summary.
+ */
+export function keepingAbsent<R extends S, S extends object, K extends keyof S & keyof R>(
+  record: R,
+  absent: readonly K[],
+  stored: S | undefined,
+  kept: Set<string>,
+): R {
+  if (stored === undefined || absent.length === 0) return record;
+  const merged = { ...record };
+  for (const field of absent) {
+    merged[field] = stored[field] as R[K];
+    kept.add(String(field));
+  }
+  return merged;
 }

@@ -14,16 +14,17 @@
  * fingerprint per new booking it holds back for one sorted insert, a million at most:
  * adapters/sql/staged-inserts.ts.)
  */
-import type { AdminStore, WriteCounts } from "../../lib/admin-store.ts";
+import type { AdminStore, RecordLabel, WriteCounts } from "../../lib/admin-store.ts";
 import { createRecordNormaliser, importColumns, type ImportKind, type ImportRow } from "./normalise-records.ts";
 import type { ImportProblem } from "./field-rules.ts";
-import { NO_MAP, type ImportMap } from "./import-map.ts";
+import { mapsRows, NO_MAP, type ImportMap } from "./import-map.ts";
 import { createPruner, type PruneOptions, type Pruner } from "./prune.ts";
 import { createRecordShaper, type MappingReport } from "./shape-records.ts";
 import { toUtf8 } from "./text-encodings.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
-import { ProblemList } from "./problem-list.ts";
+import { ProblemReport } from "./problem-report.ts";
+import type { ProblemCode } from "./problem-codes.ts";
 import { createProgressLine } from "./progress.ts";
 import { readCsv } from "./read-csv.ts";
 import { readJsonArray } from "./read-json-array.ts";
@@ -60,12 +61,25 @@ export type ImportOutcome =
       publicHolidays?: PublicHolidayReplacement[];
       /** With `--prune`: the live records the file left out, deleted. */
       pruned?: number;
+      /** With `--prune`: the first PRUNE_LISTED of them, as a person recognises them. */
+      prunedList?: RecordLabel[];
+      /** The stored fields the file did not carry, kept as they were on the records it updated (DECISIONS §11, "Absent is not empty"). */
+      kept?: string[];
       /** With `describe`: the map as applied to the header, and the first rows as they would be stored. */
       mapping?: MappingReport | null;
       sample?: object[];
     }
   /** `problemCount`, every problem found, is there when `errors` could not list them all (problem-list.ts). */
-  | { ok: false; errors: string[]; invalidRows: number; problemCount?: number };
+  | {
+      ok: false;
+      errors: string[];
+      invalidRows: number;
+      /** Problems of the header (columns, not rows): counted apart in the summary. */
+      headerProblems?: number;
+      /** The kinds of problem found (problem-codes.ts; `file` for a file that cannot be read), which the command's hints are chosen by. */
+      codes?: (ProblemCode | "file")[];
+      problemCount?: number;
+    };
 
 export const BATCH_SIZE = 500;
 
@@ -84,9 +98,8 @@ function collectGarbage(): void {
   (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
 }
 
+/** Thrown to roll the transaction back when a problem was found: the one exception the store's contract asks for. */
 class ImportRejected extends Error {}
-/** Thrown to roll a dry run back once everything was checked and counted. */
-class DryRunDone extends Error {}
 
 export interface ImportRecordsOptions {
   organisationId: string;
@@ -118,20 +131,27 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   const { organisationId, kind, label } = options;
   const now = options.now ?? Date.now();
   const counts = noCounts();
-  const failures = new ProblemList();
+  const shaper = createRecordShaper(kind, options.map ?? NO_MAP, options.format === "csv" || options.format === "xlsx");
+  const failures = new ProblemReport({
+    label,
+    mapped: options.map !== undefined && mapsRows(options.map),
+    defaults: Object.keys((options.map ?? NO_MAP).defaults),
+    describeField: (field) => shaper.describeField(field),
+  });
   let fileProblem: FileProblem | null = null;
   let rows = 0;
   const publicHolidays: PublicHolidayReplacement[] = [];
+  const keptFields = new Set<string>();
   const tabular = options.format === "csv" || options.format === "xlsx";
-  const shaper = createRecordShaper(kind, options.map ?? NO_MAP, tabular);
   const sample: object[] = [];
   let pruned: number | undefined;
-  let headerLine: number | null = null;
-  const fail = (line: number, field: string, problem: string) => failures.add(line, `${label}:${line}: ${field}: ${problem}`, line !== headerLine);
+  let prunedList: RecordLabel[] | undefined;
+  // What the appliers find against the store (an unknown employee, a leave type that disagrees).
+  const fail = (line: number, field: string, problem: string) => failures.add(line, { field, problem, code: "conflict" });
   try {
     await store.runImport(
       async (writer) => {
-        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, fail, failed: () => failures.count > 0 };
+        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, keptFields, fail, failed: () => failures.count > 0 };
         const applier = createApplier(kind, ctx);
         const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
         await pruner?.start();
@@ -141,15 +161,22 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
         try {
           for await (const { line, record } of options.records) {
             if (record instanceof CsvHeader) {
-              headerLine = line;
-              for (const p of shaper.header(record.names)) fail(line, p.field, p.problem);
+              const problems = shaper.header(record.names);
+              const read = shaper.report()?.read ?? [];
+              const readColumns = new Set(read.map((r) => r.column));
+              failures.header(
+                line,
+                read.map((r) => r.field),
+                problems,
+                record.names.filter((name) => !readColumns.has(name)),
+              );
               continue;
             }
             rows++;
             options.onProgress?.(rows);
             if (rows % COLLECT_EVERY_ROWS === 0) collectGarbage();
             if (record instanceof UnreadableRecord) {
-              fail(line, "row", record.problem);
+              failures.add(line, { field: "row", problem: record.problem, code: "unreadable" });
               continue;
             }
             rowProblems.length = 0;
@@ -158,7 +185,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
               // A date the map could not read is left out of the record: its "is required" would say the same again.
               const told = new Set(rowProblems.map((p) => p.field));
               const problems = [...rowProblems, ...(result.ok ? [] : result.problems.filter((p) => !told.has(p.field)))];
-              for (const p of problems) fail(line, shaper.describeField(p.field), p.problem);
+              for (const p of problems) failures.add(line, p);
               continue;
             }
             pruner?.note(result.row);
@@ -171,37 +198,46 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
           }
           await applier.applyBatch(batch);
           await applier.finish();
-          if (pruner !== null && failures.count === 0) pruned = await pruner.finish(rows);
+          if (pruner !== null && failures.count === 0) ({ pruned, listed: prunedList } = await pruner.finish(rows));
           if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
         } catch (error) {
           if (!(error instanceof FileProblem)) throw error;
           fileProblem = error;
         }
-        // Throwing is what rolls the transaction back.
+        // Throwing is what rolls the transaction back (a dry run keeps nothing either way).
         if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
-        if (options.dryRun) throw new DryRunDone();
       },
       { dryRun: options.dryRun, onWait: options.onWait },
     );
   } catch (error) {
-    const extra: Extras = { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) };
-    if (error instanceof DryRunDone) return succeeded(rows, counts, publicHolidays, true, extra);
     if (!(error instanceof ImportRejected)) throw error;
-    const errors = failures.listed();
+    const errors = failures.list.listed();
     const unlisted = failures.count - errors.length;
     if (unlisted > 0)
       errors.push(
-        `${label}: ${unlisted} more ${unlisted === 1 ? "problem" : "problems"} not listed (${failures.count} in all, in ${failures.invalidRows} rows)`,
+        `${label}: ${unlisted} more ${unlisted === 1 ? "problem" : "problems"} not listed (${failures.count} in all, in ${failures.list.invalidRows} rows)`,
       );
     // Reading stopped there, so it comes after every row error found before it.
     if (fileProblem !== null) errors.push(describeFileProblem(label, fileProblem));
     const problemCount = failures.count + (fileProblem === null ? 0 : 1);
-    return { ok: false, errors, invalidRows: failures.invalidRows, ...(unlisted > 0 ? { problemCount } : {}) };
+    return {
+      ok: false,
+      errors,
+      invalidRows: failures.list.invalidRows,
+      headerProblems: failures.headerProblems,
+      codes: [...failures.codes, ...(fileProblem === null ? [] : ["file" as const])],
+      ...(unlisted > 0 ? { problemCount } : {}),
+    };
   }
-  return succeeded(rows, counts, publicHolidays, false, { pruned, ...(options.describe ? { mapping: shaper.report(), sample } : {}) });
+  return succeeded(rows, counts, publicHolidays, options.dryRun === true, {
+    pruned,
+    prunedList,
+    kept: [...keptFields],
+    ...(options.describe ? { mapping: shaper.report(), sample } : {}),
+  });
 }
 
-type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "mapping" | "sample">;
+type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "prunedList" | "kept" | "mapping" | "sample">;
 
 function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean, extra: Extras): ImportOutcome {
   return {
@@ -210,7 +246,8 @@ function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHoli
     counts,
     ...(dryRun ? { dryRun: true as const } : {}),
     ...(publicHolidays.length > 0 ? { publicHolidays } : {}),
-    ...(extra.pruned !== undefined ? { pruned: extra.pruned } : {}),
+    ...(extra.pruned !== undefined ? { pruned: extra.pruned, prunedList: extra.prunedList ?? [] } : {}),
+    ...(extra.kept !== undefined && extra.kept.length > 0 ? { kept: extra.kept } : {}),
     ...(extra.mapping !== undefined ? { mapping: extra.mapping, sample: extra.sample } : {}),
   };
 }

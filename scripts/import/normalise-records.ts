@@ -28,7 +28,17 @@ import { EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, importFieldsOfKind, importKeys, 
 import { externalId, flag, optionalUuid, parseField, RECORD, suggestField } from "./field-rules.ts";
 import { importEntries } from "./import-fields.ts";
 import type { ImportProblem } from "./field-rules.ts";
-import type { BookingDraft, ImportKind, ImportRow, NormaliseOptions, NormaliseResult } from "./import-rows.ts";
+import {
+  KEPT_BOOKING_FIELDS,
+  KEPT_EMPLOYEE_FIELDS,
+  type KeptBookingField,
+  type BookingDraft,
+  type ImportKind,
+  type ImportRow,
+  type KeptEmployeeField,
+  type NormaliseOptions,
+  type NormaliseResult,
+} from "./import-rows.ts";
 
 export type { ImportProblem } from "./field-rules.ts";
 // Declared in import-rows.ts, below this file and holiday-rows.ts, which both make rows.
@@ -112,7 +122,7 @@ function normaliseRecord(kind: ImportKind, raw: unknown, options: NormaliseOptio
         : holidayRow(record, deleted, options, problems);
   if (problems.length > 0 || row === null) {
     const rename = (field: string) => (options.text && field.startsWith("leave_type.") ? field.replace(".", "_") : field);
-    return { ok: false, problems: problems.map((p) => ({ field: rename(p.field), problem: p.problem })) };
+    return { ok: false, problems: problems.map((p) => ({ ...p, field: rename(p.field) })) };
   }
   return { ok: true, row };
 }
@@ -150,17 +160,6 @@ export function importColumns(kind: ImportKind, tabular: boolean): readonly stri
   return tabular ? ALLOWED[kind].csv : ALLOWED[kind].json;
 }
 
-/**
- * A CSV header's columns that `kind` does not have, as problems to report once, at the
- * header's line (docs/cli.md, "Errors and transactions"), rather than on every row; the
- * rows are then read without those columns.
- */
-export function unknownColumns(kind: ImportKind, names: readonly string[]): ImportProblem[] {
-  const problems: Problems = [];
-  rejectUnknown(Object.fromEntries(names.map((name) => [name, null])), ALLOWED[kind].csv, "", problems);
-  return problems;
-}
-
 /** Unknown fields named one by one, per record; a record of a million keys gets one more line, not a million. */
 const MAX_UNKNOWN_REPORTED = 10;
 
@@ -172,7 +171,13 @@ function rejectUnknown(record: Record<string, unknown>, allowed: readonly string
     // A name far longer than any field is no typo of one, and is shortened like a value.
     const guess = key.length <= 40 ? suggestField(key, allowed) : null;
     const hint = guess ? `did you mean ${guess}?` : `the fields are ${allowed.join(", ")}`;
-    problems.push({ field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`), problem: `unknown field; ${hint}` });
+    // `value` is the likely field: with one, the hint to leave the key out would only distract.
+    problems.push({
+      field: prefix + (key.length <= 40 ? key : `${key.slice(0, 40)}…`),
+      problem: `unknown field; ${hint}`,
+      code: "unknown_field",
+      value: guess ?? undefined,
+    });
   }
   if (unknown > MAX_UNKNOWN_REPORTED)
     problems.push({ field: "row", problem: `has ${(unknown - MAX_UNKNOWN_REPORTED).toLocaleString("en")} more unknown fields` });
@@ -187,7 +192,7 @@ function recordId(
 ): string | null {
   if (key.id !== null) return key.id;
   if (key.external_id !== null) return importDerivedId(organisationId, kind, key.external_id);
-  problems.push({ field: "id", problem: "id or external_id is required" });
+  problems.push({ field: "id", problem: "id or external_id is required", code: "required" });
   return null;
 }
 
@@ -207,16 +212,39 @@ function employeeRow(record: Record<string, unknown>, deleted: boolean, options:
   for (const field of ["first_name", "last_name"] as const) {
     const value = record[field];
     if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
-      problems.push({ field, problem: "is required and must not be empty" });
+      problems.push({ field, problem: "is required and must not be empty", code: value === undefined || value === null ? "required" : "invalid" });
     }
   }
   if (e?.start_date && e.leaving_date && e.leaving_date < e.start_date) {
     problems.push({ field: "leaving_date", problem: `is before start_date ${e.start_date}` });
   }
-  const id = e && recordId(e, options.organisationId, "employee", problems);
+  // Told even when other fields failed, so that a file without any key column hears of it at once.
+  const id = e
+    ? recordId(e, options.organisationId, "employee", problems)
+    : record.id == null && record.external_id == null
+      ? recordId({ id: null, external_id: null }, options.organisationId, "employee", problems)
+      : null;
   if (!e || !id || problems.length > before) return null;
   const employee: EmployeeInput = { ...e, id };
-  return { type: "employee", employee };
+  return { type: "employee", employee, absent: absentFields(record) };
+}
+
+const NONE_ABSENT: readonly never[] = [];
+
+/** A booking's fields the record does not carry; a half day only when neither its flag nor its period is there. */
+function absentBookingFields(record: Record<string, unknown>): readonly KeptBookingField[] {
+  if (KEPT_BOOKING_FIELDS.every((field) => record[field] !== undefined)) return NONE_ABSENT;
+  const absent: KeptBookingField[] = [];
+  for (const end of ["start", "end"] as const)
+    if (record[`${end}_half_day`] === undefined && record[`${end}_half_period`] === undefined) absent.push(`${end}_half_day`, `${end}_half_period`);
+  for (const field of ["requested_at", "reviewed_at", "cancelled_at"] as const) if (record[field] === undefined) absent.push(field);
+  return absent;
+}
+
+/** The fields an update keeps as stored because the record does not carry them: not even as an empty cell or `null`. */
+function absentFields(record: Record<string, unknown>): readonly KeptEmployeeField[] {
+  if (KEPT_EMPLOYEE_FIELDS.every((field) => record[field] !== undefined)) return NONE_ABSENT;
+  return KEPT_EMPLOYEE_FIELDS.filter((field) => record[field] === undefined);
 }
 
 function bookingRow(
@@ -228,8 +256,17 @@ function bookingRow(
 ): ImportRow | null {
   if (deleted) return deleteRow(record, "booking", options, problems);
   const b = readBookingFields(record, problems);
-  const id = b && recordId(b, options.organisationId, "leave", problems);
-  if (!b || !id) return null;
+  if (!b) {
+    // The keys are told even when other fields failed, so that a file without them hears of it at once.
+    if (record.id == null && record.external_id == null) recordId({ id: null, external_id: null }, options.organisationId, "leave", problems);
+    if (record.employee_id == null && record.employee_external_id == null)
+      problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required", code: "required" });
+    if (typeof record.days === "number" && Number.isInteger(record.days * 2))
+      checkHalfDayDays(record.days, record.start_half_day === true || record.end_half_day === true, problems);
+    return null;
+  }
+  const id = recordId(b, options.organisationId, "leave", problems);
+  if (!id) return null;
   const before = problems.length;
   // Both are valid YYYY-MM-DD dates (years 0001-9999), which sort as text as they do in time.
   if (b.end_date < b.start_date) problems.push({ field: "end_date", problem: `is before start_date ${b.start_date}` });
@@ -238,7 +275,8 @@ function bookingRow(
   checkHalfDay(b.end_half_day, b.end_half_period, "end", problems);
   let employeeId = b.employee_id;
   if (employeeId === null && b.employee_external_id !== null) employeeId = referenceId("employee", b.employee_external_id);
-  if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required" });
+  if (employeeId === null) problems.push({ field: "employee_id", problem: "employee_id or employee_external_id is required", code: "required" });
+  checkHalfDayDays(b.days, b.start_half_day || b.end_half_day, problems);
   if (problems.length > before || employeeId === null) return null;
   const t = b.leave_type;
   const leaveType: LeaveTypeRecord = { id: t.id ?? referenceId("leave_type", t.name), name: t.name, category: t.category, is_paid: t.is_paid };
@@ -261,7 +299,13 @@ function bookingRow(
     cancelled_at: b.cancelled_at,
     leave_type_id: leaveType.id,
   };
-  return { type: "booking", booking, leaveType, employeeExternalId: b.employee_id === null ? b.employee_external_id : null };
+  return {
+    type: "booking",
+    booking,
+    leaveType,
+    employeeExternalId: b.employee_id === null ? b.employee_external_id : null,
+    absent: absentBookingFields(record),
+  };
 }
 
 /**
@@ -293,4 +337,19 @@ function checkSpan(start: string, end: string, problems: Problems): void {
 function checkHalfDay(half: boolean, period: string | null, end: "start" | "end", problems: Problems): void {
   if (half && period === null) problems.push({ field: `${end}_half_period`, problem: `is required (am or pm) when ${end}_half_day is true` });
   if (!half && period !== null) problems.push({ field: `${end}_half_period`, problem: `must be null when ${end}_half_day is not true` });
+}
+
+/**
+ * `days` given with half a day (1.5, 0.5) says the booking has a half day, so one of its
+ * half-day flags must say which (docs/cli.md, "Leave files"): else the API would show a
+ * booking of whole days that takes half a day less.
+ */
+function checkHalfDayDays(days: number | null, halfDay: boolean, problems: Problems): void {
+  if (days === null || Number.isInteger(days) || halfDay) return;
+  problems.push({
+    field: "days",
+    problem: `${days} includes half a day, but neither start_half_day nor end_half_day is true; mark the half day (start_half_day true and start_half_period am or pm, or the same for the end), or leave days out to have it worked out`,
+    code: "half_day",
+    value: days,
+  });
 }

@@ -16,13 +16,15 @@
  * ids are then read in pages, in id order, twice: once to count what is absent, and once,
  * when that is allowed, to delete it page by page.
  */
-import type { PruneScope } from "../../lib/admin-store.ts";
+import type { PruneScope, RecordLabel } from "../../lib/admin-store.ts";
 import type { ImportContext } from "./import-context.ts";
 import type { ImportKind, ImportRow } from "./normalise-records.ts";
 import { FileProblem } from "./source.ts";
 import { UuidSet } from "./uuid-set.ts";
 
 export const DEFAULT_PRUNE_MAX_PERCENT = 25;
+/** How many of the records a prune deletes it names (docs/cli.md: a dry run lists who would go). */
+export const PRUNE_LISTED = 100;
 const PAGE = 1000;
 
 export interface PruneOptions {
@@ -37,8 +39,11 @@ export interface Pruner {
   start(): Promise<void>;
   /** A valid row of the file: the record it names is in the set. */
   note(row: ImportRow): void;
-  /** Deletes the live records the file left out, after its last row was written; returns how many. */
-  finish(rows: number): Promise<number>;
+  /**
+   * Deletes the live records the file left out, after its last row was written; returns
+   * how many, and the first PRUNE_LISTED of them as a person recognises them.
+   */
+  finish(rows: number): Promise<{ pruned: number; listed: RecordLabel[] }>;
 }
 
 export function createPruner(kind: ImportKind, options: PruneOptions, ctx: ImportContext): Pruner {
@@ -73,8 +78,10 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
       const what = range === null ? "employees" : `bookings starting ${range.from} to ${range.to}`;
       if (rows === 0) throw new FileProblem("--prune: the file has no rows, and an empty file is never taken for the complete set");
       let absent = 0;
+      const first: string[] = [];
       await eachAbsentPage(async (ids) => {
         absent += ids.length;
+        for (const id of ids) if (first.length < PRUNE_LISTED) first.push(id);
       });
       // Rows marked "deleted": true count as much as records left out: a file of one live
       // row and seven deletions empties the organisation just the same. Their deletes
@@ -96,13 +103,15 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
             `it deletes at most ${options.maxPercent}% unless --prune-max allows more (--prune-max ${percent})`,
         );
       }
+      // Named before they go: once deleted, nothing of them is left to name.
+      const listed = await writer.describeRecords(org, kind === "employees" ? "employee" : "booking", first);
       let pruned = 0;
       await eachAbsentPage(async (ids) => {
         if (ids.length === 0) return;
         const counts = kind === "employees" ? await writer.deleteEmployees(org, ids, ctx.now) : await writer.deleteLeaveBookings(org, ids, ctx.now);
         pruned += counts.deleted;
       });
-      return pruned;
+      return { pruned, listed };
     },
   };
 }

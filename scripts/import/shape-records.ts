@@ -10,7 +10,8 @@
 import { createRowMapper, planColumns, sourceColumns, withSourceColumn, type ColumnPlan } from "./column-plan.ts";
 import type { ImportProblem } from "./field-rules.ts";
 import { mapsRows, NO_MAP, type ImportMap } from "./import-map.ts";
-import { importColumns, unknownColumns, type ImportKind } from "./normalise-records.ts";
+import { importColumns, type ImportKind } from "./normalise-records.ts";
+import { suggestField } from "./field-rules.ts";
 
 /** What `--dry-run` shows of a map as applied: each column read and the field it became, the columns skipped, and the mapped columns the file does not have. */
 export interface MappingReport {
@@ -43,7 +44,7 @@ export function createRecordShaper(kind: ImportKind, map: ImportMap = NO_MAP, ta
       plan = planColumns(names, map, fields);
       mapper = createRowMapper(plan, map);
       columns = sourceColumns(plan);
-      return [...plan.problems, ...unknownColumns(kind, plan.unknown)];
+      return [...plan.problems, ...unmappedColumns(kind, plan.unknown, true)];
     },
     row(record, problems) {
       if (typeof record !== "object" || record === null || Array.isArray(record)) return record;
@@ -82,7 +83,7 @@ function ownFormat(kind: ImportKind): RecordShaper {
     header(names) {
       header = names;
       dropped = names.filter((name) => !fields.includes(name));
-      return unknownColumns(kind, names);
+      return unmappedColumns(kind, dropped, false);
     },
     row(record) {
       if (dropped.length > 0 && typeof record === "object" && record !== null) for (const column of dropped) delete (record as Record<string, unknown>)[column];
@@ -92,4 +93,30 @@ function ownFormat(kind: ImportKind): RecordShaper {
     report: () =>
       header === null ? null : { read: header.filter((c) => !dropped.includes(c)).map((c) => ({ column: c, field: c })), skipped: [], missing: [] },
   };
+}
+
+/**
+ * The header's columns that map to no field, as ONE problem (DECISIONS §11): what they
+ * are, the two ways to leave them out (`"ignore_unmapped": true`, or each under
+ * `"columns"` as null), a likely field for a name that looks like one, and the fields.
+ */
+export function unmappedColumns(kind: ImportKind, columns: readonly string[], mapped: boolean): ImportProblem[] {
+  if (columns.length === 0) return [];
+  const fields = importColumns(kind, true);
+  const shown = columns.slice(0, 10).map((c) => JSON.stringify(c.length > 40 ? `${c.slice(0, 40)}…` : c));
+  const more = columns.length > 10 ? ` and ${columns.length - 10} more` : "";
+  const names = shown.length === 1 ? `column ${shown[0]} maps` : `columns ${shown.join(", ")}${more} map`;
+  const skips = `"columns": {${shown.map((c) => `${c}: null`).join(", ")}}`;
+  const guesses = columns.flatMap((c) => {
+    const guess = c.length <= 40 ? suggestField(c, fields) : null;
+    return guess === null ? [] : [`${JSON.stringify(c)} looks like ${guess}: map it with "columns": {${JSON.stringify(c)}: ${JSON.stringify(guess)}}`];
+  });
+  const where = mapped ? "in the map" : "in a --map file";
+  return [
+    {
+      field: "header",
+      problem: `${names} to no field of ${kind}; to leave ${columns.length === 1 ? "it" : "them"} out, set "ignore_unmapped": true ${where}, or name ${columns.length === 1 ? "it" : "each"} under ${skips}${guesses.length > 0 ? `; ${guesses.join("; ")}` : ""}; the fields are ${fields.join(", ")}`,
+      code: "unknown_columns",
+    },
+  ];
 }
