@@ -342,6 +342,21 @@ const EMPLOYEE_SELECTION: readonly string[] = [
     where "deleted_at" is null`,
 ];
 
+// Change notifications (docs/api.md, "Change notifications"): one row per credential's
+// endpoint, which is also its outbox: the event waiting to be sent (its id, instant,
+// resources, attempts and next attempt), the publication it covers up to, and a lease
+// (`claimed_until`) that one sender takes so that, with many instances, one sends it. The
+// secret is kept as it is, since it signs (SECURITY.md). On SQLite it lives in the data
+// file beside api_clients.
+const WEBHOOK_ENDPOINTS: readonly string[] = [
+  `create table "webhook_endpoints" ("id" text primary key, "client_id" text not null, "organisation_id" text not null,
+    "url" text not null, "secret" text not null, "created_at" bigint not null, "notified_through" bigint not null,
+    "event_id" text, "event_at" bigint, "changed_since" bigint, "resources" text, "attempts" integer not null default 0,
+    "first_attempt_at" bigint, "next_attempt_at" bigint, "claimed_until" bigint, "failing_since" bigint,
+    "last_error" text, "last_error_at" bigint, "last_success_at" bigint)`,
+  `create index "webhook_endpoints_by_client" on "webhook_endpoints" ("client_id")`,
+];
+
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0001_initial": { up: run(initial(TYPES_0001[caps.dialect])) },
@@ -359,5 +374,6 @@ export function schemaMigrations(caps: SqlCapabilities): Record<string, Migratio
     "0013_client_restrictions": { up: run(CLIENT_RESTRICTIONS) },
     "0014_selection_exits": { up: run(SELECTION_EXITS) },
     "0015_employee_selection": { up: run(EMPLOYEE_SELECTION) },
+    "0016_webhook_endpoints": { up: run(WEBHOOK_ENDPOINTS) },
   };
 }

@@ -18,6 +18,8 @@ import { SERVE_FLAGS, resolveServeSettings, serveHelp, type ServeSettings } from
 import { drainServers, nextStopSignal, type StopSignal } from "../serve/shutdown.ts";
 import { scrubOwedRegularly, sweepDeletionsRegularly, sweepRateEventsRegularly } from "../serve/housekeeping.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
+import { startWebhookSender, type WebhookSender } from "../serve/webhook-sender.ts";
+import { webhooksOf } from "../../adapters/sql/webhook-queries.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
 import { readDocsScript } from "../../adapters/bun/docs-script-file.ts";
@@ -47,6 +49,7 @@ interface Running {
   store: SqlAdminStore;
   holidays: HolidayWorker;
   watchdog: Watchdog | undefined;
+  webhooks?: WebhookSender;
 }
 
 /**
@@ -70,6 +73,7 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
   const drained = await drainServers(servers, settings.shutdownTimeoutMs);
   if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
   const workersClean = (await workersDone) ?? true;
+  await running.webhooks?.stop();
   await running.watchdog?.stop();
   await running.holidays.close();
   await store.close();
@@ -208,6 +212,15 @@ export const serveCommand: Command = {
       sweepRateEventsRegularly({ store, logger, until: stopSignal });
       sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
       scrubOwedRegularly({ store, logger, until: stopSignal });
+      // The change notifications, sent by the first process only (docs/api.md, "Change notifications").
+      running.webhooks = startWebhookSender({
+        store,
+        webhooks: webhooksOf(store),
+        logger,
+        counted: metrics.delivery,
+        mac: nodeHmacSha256,
+        retryBaseMs: settings.webhookRetryMs,
+      });
     }
     await runUntilStopped(settings, running);
   },
