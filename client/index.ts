@@ -44,6 +44,7 @@ export { DEFAULT_SYNC_SKEW_MS, syncPoint, type SyncOptions, type SyncResource, t
 export type { CallOptions } from "./call-scope.ts";
 export type { FetchLike, RetryPolicy, Sleep } from "./transport.ts";
 export { CLIENT_VERSION } from "./version.ts";
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from "./verify-webhook.ts";
 
 /** A call's timeout when neither the call nor the client names one: long enough for the default retries' waits. */
 export const DEFAULT_TIMEOUT_MS = 120_000;

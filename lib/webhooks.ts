@@ -11,14 +11,9 @@ import { base64Decode, base64Encode, utf8 } from "./encoding.ts";
 import { cryptoRandomBytes, type RandomBytes } from "./credentials.ts";
 import type { ApiClient, Store } from "./store.ts";
 
-/** The one event type: something the client can read changed (Standard Webhooks' `type`). */
-export const DATA_CHANGED = "leaveapi.data.changed";
-/** What `leaveapi webhooks test` sends: nothing changed, the receiver is only checked. */
-export const WEBHOOK_TEST = "leaveapi.webhook.test";
+import { CHANGED_RESOURCES, DATA_CHANGED, WEBHOOK_TEST, type ChangedResource } from "./changed-resources.ts";
 
-/** The resources an event names, in this order; each is a list or feed a sync reads. */
-export const CHANGED_RESOURCES = ["employees", "leave-requests", "deletions"] as const;
-export type ChangedResource = (typeof CHANGED_RESOURCES)[number];
+export { CHANGED_RESOURCES, DATA_CHANGED, WEBHOOK_TEST, type ChangedResource };
 
 /** How long an event is retried before the endpoint is marked failing: 24 h. */
 export const RETRY_FOR_MS = 24 * 3_600_000;
