@@ -54,6 +54,11 @@ function toEndpoint(r: Row): WebhookEndpoint {
 /** What the sender writes back after working on an endpoint: its event (null: none waiting) and what happened. */
 export type EndpointOutcome = Pick<WebhookEndpoint, "notified_through" | "pending" | "failing_since" | "last_error" | "last_error_at" | "last_success_at">;
 
+/** Whether a sender has something to do: an attempt due, or a publication not yet looked at. */
+function hasWork(e: DueEndpoint, now: number): boolean {
+  return (e.pending !== null && e.pending.next_attempt_at <= now) || (e.latest_published !== null && e.latest_published > e.notified_through);
+}
+
 export class SqlWebhooks {
   constructor(private readonly db: Kysely<Tables>) {}
 
@@ -91,12 +96,9 @@ export class SqlWebhooks {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /**
-   * The endpoints with work now, not leased by another sender: an event whose attempt is
-   * due, or none waiting and a publication after the one notified.
-   */
-  async due(now: number): Promise<DueEndpoint[]> {
-    const rows = await this.db
+  /** Endpoints with the organisation's latest publication, those not leased at `now` (or the one `id`). */
+  private async withLatest(filter: { now: number } | { id: string }): Promise<DueEndpoint[]> {
+    let query = this.db
       .selectFrom("webhook_endpoints as e")
       .selectAll("e")
       .select((eb) =>
@@ -105,29 +107,41 @@ export class SqlWebhooks {
           .select((p) => p.fn.max("p.published_at").as("latest"))
           .whereRef("p.organisation_id", "=", "e.organisation_id")
           .as("latest_published"),
-      )
-      .where((eb) => eb.or([eb("e.claimed_until", "is", null), eb("e.claimed_until", "<=", now)]))
-      .execute();
-    const due: DueEndpoint[] = [];
-    for (const r of rows) {
-      const latest = r.latest_published == null ? null : instant(r.latest_published as number | string);
-      const endpoint = toEndpoint(r as Row);
-      const fresh = latest !== null && latest > endpoint.notified_through;
-      if ((endpoint.pending && endpoint.pending.next_attempt_at <= now) || (!endpoint.pending && fresh) || (endpoint.pending && fresh))
-        due.push({ ...endpoint, secret: r.secret, latest_published: latest });
-    }
-    return due;
+      );
+    if ("id" in filter) query = query.where("e.id", "=", filter.id);
+    else query = query.where((eb) => eb.or([eb("e.claimed_until", "is", null), eb("e.claimed_until", "<=", filter.now)]));
+    return (await query.execute()).map((r) => ({
+      ...toEndpoint(r as Row),
+      secret: r.secret,
+      latest_published: r.latest_published == null ? null : instant(r.latest_published as number | string),
+    }));
   }
 
-  /** Takes the endpoint's lease until `until`: true for the one sender that got it. */
-  async claim(id: string, now: number, until: number): Promise<boolean> {
+  /**
+   * The endpoints with work now, not leased by another sender: an event whose attempt is
+   * due, or a publication after the one notified.
+   */
+  async due(now: number): Promise<DueEndpoint[]> {
+    return (await this.withLatest({ now })).filter((e) => hasWork(e, now));
+  }
+
+  /**
+   * Takes the endpoint's lease until `until`, and answers it as it is now (another sender
+   * may have done the work since `due` saw it): null when another holds it, it is gone,
+   * or it has no work left (then the lease is given back).
+   */
+  async claim(id: string, now: number, until: number): Promise<DueEndpoint | null> {
     const result = await this.db
       .updateTable("webhook_endpoints")
       .set({ claimed_until: until })
       .where("id", "=", id)
       .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    const [endpoint] = await this.withLatest({ id });
+    if (endpoint && hasWork(endpoint, now)) return endpoint;
+    await this.db.updateTable("webhook_endpoints").set({ claimed_until: null }).where("id", "=", id).execute();
+    return null;
   }
 
   /** Writes what the sender did and gives the lease back; nothing when the endpoint was removed meanwhile. */

@@ -50,6 +50,15 @@ interface Running {
   holidays: HolidayWorker;
   watchdog: Watchdog | undefined;
   webhooks?: WebhookSender;
+  /** A store of the primary alone, for the notification sender, when the reads go to a replica. */
+  closeAlso?: SqlAdminStore;
+}
+
+/** `store`, or, when its reads go to a replica (`--database-read-url`), a store on the primary alone. */
+function primaryStoreFor(ctx: CommandContext, store: SqlAdminStore): SqlAdminStore {
+  const env = { ...ctx.io.env, DATABASE_READ_URL: undefined };
+  if (ctx.global.databaseReadUrl === undefined && !ctx.io.env.DATABASE_READ_URL) return store;
+  return locateStore({ ...ctx.global, databaseReadUrl: undefined }, env).open();
 }
 
 /**
@@ -74,6 +83,7 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
   if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
   const workersClean = (await workersDone) ?? true;
   await running.webhooks?.stop();
+  await running.closeAlso?.close();
   await running.watchdog?.stop();
   await running.holidays.close();
   await store.close();
@@ -212,9 +222,13 @@ export const serveCommand: Command = {
       sweepRateEventsRegularly({ store, logger, until: stopSignal });
       sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
       scrubOwedRegularly({ store, logger, until: stopSignal });
-      // The change notifications, sent by the first process only (docs/api.md, "Change notifications").
+      // The change notifications, sent by the first process only (docs/api.md, "Change
+      // notifications"). They decide from the primary: a replica that lagged would find
+      // nothing changed yet, and the event would be lost.
+      const primary = primaryStoreFor(ctx, store);
+      if (primary !== store) running.closeAlso = primary;
       running.webhooks = startWebhookSender({
-        store,
+        store: primary,
         webhooks: webhooksOf(store),
         logger,
         counted: metrics.delivery,

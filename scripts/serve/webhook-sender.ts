@@ -123,9 +123,10 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     };
   }
 
-  async function work(endpoint: DueEndpoint): Promise<void> {
+  async function work(seen: DueEndpoint): Promise<void> {
     const at = now();
-    if (!(await webhooks.claim(endpoint.id, at, at + leaseMs))) return;
+    const endpoint = await webhooks.claim(seen.id, at, at + leaseMs);
+    if (!endpoint) return;
     const client = await store.findClient(endpoint.client_id);
     if (!client || client.revoked_at !== null) {
       // Revoking removes the endpoints in the same transaction; one seen before that is removed here.
