@@ -18,6 +18,11 @@
  * Every failure is a `LeaveApiError` with the API's `status`, `error`, `error_description`
  * and `param`, except an abort: that is the signal's reason (an `AbortError`), and a
  * timeout a `TimeoutError`.
+ *
+ * Change notifications (docs/api.md, "Change notifications"): `verifyWebhook(secret,
+ * headers, rawBody)` checks one as the Standard Webhooks specification says and answers
+ * the event; on a `leaveapi.data.changed` event, answer 2xx and run `sync()` from your own
+ * sync point, as you would have on a timer.
  */
 import { type CallOptions, withinCall } from "./call-scope.ts";
 import { errorFromResponse } from "./errors.ts";

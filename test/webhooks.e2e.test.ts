@@ -189,6 +189,21 @@ function scenarios(name: string, storeArgs: () => Promise<string[]>, shared = fa
         );
         expect(sentBy[0]! + sentBy[1]!).toBe(6);
       }, 60_000);
+
+    if (shared)
+      test("with reads on a replica, the sender decides on the primary: a replica that has nothing yet loses no event", async () => {
+        await Promise.all(servers.splice(0).map((s) => s.stop()));
+        const other = await runJson<{ client_id: string }>([...db, "credentials", "create", "--org", org]);
+        const { receiver } = await receiverFor(other.client_id);
+        // A "replica" that never catches up: another database, with the schema and nothing else.
+        const replica = await newDatabase();
+        await runJson(["--database-url", replica, "migrate"]);
+        const server = await startServer([...db, "--database-read-url", replica], { serveArgs: ["--log-format", "json"] });
+        servers.push(server);
+        await importEmployees([{ external_id: "replica-1", department: "Engineering" }]);
+        const [event] = await deliveriesOf(receiver, 1, "the event decided on the primary");
+        expect(event!.payload.data.resources).toEqual(["employees"]);
+      }, 30_000);
   });
 }
 
