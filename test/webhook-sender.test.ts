@@ -148,4 +148,14 @@ describe("webhook sender", () => {
     await sender.tick();
     expect(posted.length).toBe(1);
   });
+
+  test("revoking a credential or deleting its organisation removes its endpoints", async () => {
+    const { world, org, endpointFor } = await setUp();
+    const kept = await endpointFor(["employees:read"], "kept");
+    const revoked = await endpointFor(["employees:read"], "revoked");
+    await world.store.revokeClient(revoked.client_id, world.clock.now());
+    expect((await webhooksOf(world.store).list(null)).map((e) => e.id)).toEqual([kept.id]);
+    await world.store.deleteOrganisation(org);
+    expect(await webhooksOf(world.store).list(null)).toEqual([]);
+  });
 });

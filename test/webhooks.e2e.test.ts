@@ -101,10 +101,13 @@ function scenarios(name: string, storeArgs: () => Promise<string[]>, shared = fa
       await deliveriesOf(all, 2, "the full credential's second event");
       expect(all.unverified).toEqual([]);
       expect(few.unverified).toEqual([]);
+      // The server counts a delivery once the receiver's answer is back, a moment after the receiver saw it.
+      await pollUntil("three deliveries counted", 5000, async () => {
+        const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        return /leaveapi_webhook_deliveries_total\{outcome="delivered"\} 3\n/.test(metrics) ? true : undefined;
+      });
       expect(server.output()).toContain('"event":"webhook_delivered"');
       expect(server.output()).not.toContain("whsec_");
-      const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-      expect(metrics).toMatch(/leaveapi_webhook_deliveries_total\{outcome="delivered"\} [3-9]/);
       await runCli([
         ...db,
         "webhooks",
@@ -166,6 +169,25 @@ function scenarios(name: string, storeArgs: () => Promise<string[]>, shared = fa
       expect(revoked.stderr).toContain("is revoked");
     }, 30_000);
 
+    test("webhooks test says why a receiver failed (exit 1); list shows endpoints in text; remove of an unknown id fails", async () => {
+      const { receiver, added } = await receiverFor(sales.client_id);
+      receiver.answerNext(503);
+      const failed = await runCli([...db, "webhooks", "test", added.id]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`test event to ${receiver.url} not delivered: HTTP 503: not now`);
+      const text = await runCli([...db, "webhooks", "list", "--client", sales.client_id]);
+      expect(text.stdout).toContain(`${added.id}  ${sales.client_id}  ok  ${receiver.url}`);
+      expect(text.stdout).not.toContain("whsec_");
+      const removed = await runJson<{ removed: boolean }>([...db, "webhooks", "remove", added.id]);
+      expect(removed.removed).toBe(true);
+      const again = await runCli([...db, "webhooks", "remove", added.id]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`no webhook endpoint with id ${added.id}`);
+      const usage = await runCli([...db, "webhooks", "add", "--client", sales.client_id]);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain("--url");
+    }, 30_000);
+
     if (shared)
       test("two instances on one database send each event once", async () => {
         const other = await runJson<{ client_id: string }>([...db, "credentials", "create", "--org", org]);
@@ -180,14 +202,20 @@ function scenarios(name: string, storeArgs: () => Promise<string[]>, shared = fa
         const ids = receiver.deliveries.map((d) => d.id);
         expect(ids.length).toBe(6);
         expect(new Set(ids).size).toBe(6);
-        const sentBy = [a, b].map(
-          (s) =>
-            s
-              .output()
-              .split("\n")
-              .filter((l) => l.includes('"event":"webhook_delivered"') && l.includes(other.client_id)).length,
-        );
-        expect(sentBy[0]! + sentBy[1]!).toBe(6);
+        // Each instance logs a delivery once the receiver's answer is back, a moment after the receiver saw it.
+        const sent = () =>
+          [a, b]
+            .map(
+              (s) =>
+                s
+                  .output()
+                  .split("\n")
+                  .filter((l) => l.includes('"event":"webhook_delivered"') && l.includes(other.client_id)).length,
+            )
+            .reduce((x, y) => x + y);
+        await pollUntil("six delivery log lines", 5000, async () => (sent() >= 6 ? true : undefined));
+        expect(sent()).toBe(6);
+        expect(receiver.deliveries.length).toBe(6);
       }, 60_000);
 
     if (shared)
