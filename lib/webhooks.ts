@@ -121,7 +121,18 @@ export function retryWait(attempts: number, baseMs: number, random: () => number
  * client is told only of changes it can read; a restricted one of none outside its
  * selection, and of the deletions feed only when it names someone it could see.
  */
-export async function changedResources(store: Store, client: ApiClient, since: number): Promise<ChangedResource[]> {
+export async function changedResources(
+  store: Store,
+  client: ApiClient,
+  since: number,
+  /**
+   * Whether any booking changed at all, when the store can tell at once: when none did the
+   * leave page (which would scan every booking to find none) is not read. A restricted
+   * client is then told of leave when people in its selection changed, since one who
+   * entered it brings their bookings (docs/api.md, "Change notifications").
+   */
+  bookingsChanged?: boolean,
+): Promise<ChangedResource[]> {
   const organisationId = client.organisation_id;
   const selection = client.restriction;
   const reads = selection ? store.restricted : undefined;
@@ -129,12 +140,16 @@ export async function changedResources(store: Store, client: ApiClient, since: n
   const employees = client.scopes.includes("employees:read");
   const leave = client.scopes.includes("leave:read");
   const found: ChangedResource[] = [];
-  if (employees) {
+  // Someone the client can see changed (for a restricted client: or entered its selection).
+  const peopleChanged = async () => {
     const query = { organisationId, filters: { updated_since: since }, limit: 1 };
-    const page = reads && selection ? await reads.listEmployees(query, selection) : await store.listEmployees(query);
-    if (page.length > 0) found.push("employees");
-  }
-  if (leave) {
+    return (reads && selection ? await reads.listEmployees(query, selection) : await store.listEmployees(query)).length > 0;
+  };
+  const people = employees ? await peopleChanged() : undefined;
+  if (people) found.push("employees");
+  if (leave && bookingsChanged === false) {
+    if (selection && (people ?? (await peopleChanged()))) found.push("leave-requests");
+  } else if (leave) {
     // Every booking a sync of any range could read: the whole range dates may take.
     const query = { organisationId, filters: { from: "1900-01-01", to: "2199-12-31", updated_since: since }, limit: 1 };
     const page = reads && selection ? await reads.listOverlappingLeave(query, selection) : await store.listOverlappingLeave(query);

@@ -5,6 +5,7 @@
  * the endpoint marked failing after 24 h, and a leased endpoint left alone.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { mintClient } from "../lib/credentials.ts";
 import { hmacSha256 } from "../lib/cursor-codec.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { RETRY_FOR_MS } from "../lib/webhooks.ts";
@@ -157,5 +158,30 @@ describe("webhook sender", () => {
     expect((await webhooksOf(world.store).list(null)).map((e) => e.id)).toEqual([kept.id]);
     await world.store.deleteOrganisation(org);
     expect(await webhooksOf(world.store).list(null)).toEqual([]);
+  });
+
+  test("a restricted credential hears of the bookings of someone who entered its selection, though no booking changed", async () => {
+    const { world, org, posted, sender } = await setUp();
+    const ada = employee({ department: "Engineering" });
+    world.clock.advance(60_000);
+    await seed(world, org, { employees: [ada], bookings: [booking(ada.id)] });
+    const { client } = mintClient(org, ["leave:read"], "rota", world.clock.now());
+    await world.store.createClient({ ...client, restriction: { departments: ["Sales"], calendars: null, fields: null, set_at: 0 } });
+    await webhooksOf(world.store).add({
+      id: crypto.randomUUID(),
+      client_id: client.client_id,
+      organisation_id: org,
+      url: "http://receiver.test/rota",
+      secret: "whsec_MfKQ9r8GKYqrTAzCbHqtUvHoqgdoGLwCNTh0MNdaa9Y=",
+      created_at: world.clock.now(),
+    });
+    // Someone outside the selection changes: nothing.
+    await change(world, (w) => w.upsertEmployees(org, [{ ...ada, job_title: "Lead" }], world.clock.now()));
+    await sender.tick();
+    expect(posted).toEqual([]);
+    // They move into Sales: their booking is now the client's, whatever its own updated_at.
+    await change(world, (w) => w.upsertEmployees(org, [{ ...ada, job_title: "Lead", department: "Sales" }], world.clock.now()));
+    await sender.tick();
+    expect(resourcesBy(posted)).toEqual({ rota: ["leave-requests"] });
   });
 });

@@ -355,6 +355,9 @@ const WEBHOOK_ENDPOINTS: readonly string[] = [
     "first_attempt_at" bigint, "next_attempt_at" bigint, "claimed_until" bigint, "failing_since" bigint,
     "last_error" text, "last_error_at" bigint, "last_success_at" bigint)`,
   `create index "webhook_endpoints_by_client" on "webhook_endpoints" ("client_id")`,
+  // Whether an import changed any booking at all, one seek: the sender asks it before the
+  // leave page, which would otherwise scan every booking to find that none changed.
+  `create index "leave_bookings_by_update" on "leave_bookings" ("organisation_id", "updated_at")`,
 ];
 
 export function schemaMigrations(caps: SqlCapabilities): Record<string, Migration> {

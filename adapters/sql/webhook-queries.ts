@@ -168,15 +168,37 @@ export class SqlWebhooks {
       .execute();
   }
 
+  /**
+   * Whether any booking of the organisation was written by a publication shown at or after
+   * `since` (the stamps such publications wrote; a record shows its publication's instant,
+   * published-stamps.ts). One seek of leave_bookings_by_update.
+   */
+  async bookingsChangedSince(organisationId: string, since: number): Promise<boolean> {
+    const first = await this.leastPublished(organisationId, "stamp", ">=", since);
+    const row = await this.db
+      .selectFrom("leave_bookings")
+      .select("organisation_id")
+      .where("organisation_id", "=", organisationId)
+      .where("updated_at", ">=", first === null ? since : Math.min(since, first))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The earliest instant published after `after` for the organisation: where the event's sync starts. */
-  async firstPublishedAfter(organisationId: string, after: number): Promise<number | null> {
+  firstPublishedAfter(organisationId: string, after: number): Promise<number | null> {
+    return this.leastPublished(organisationId, "published_at", ">", after);
+  }
+
+  /** The least `column` of the organisation's publications published `op` `at`; null when there is none. */
+  private async leastPublished(organisationId: string, column: "stamp" | "published_at", op: ">" | ">=", at: number): Promise<number | null> {
     const row = await this.db
       .selectFrom("publications")
-      .select((eb) => eb.fn.min("published_at").as("first"))
+      .select((eb) => eb.fn.min(column).as("least"))
       .where("organisation_id", "=", organisationId)
-      .where("published_at", ">", after)
+      .where("published_at", op, at)
       .executeTakeFirst();
-    return row?.first == null ? null : instant(row.first as number | string);
+    return row?.least == null ? null : instant(row.least as number | string);
   }
 }
 

@@ -68,7 +68,8 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     const pending = endpoint.pending;
     if (endpoint.latest_published === null || endpoint.latest_published <= endpoint.notified_through) return pending;
     const since = (await webhooks.firstPublishedAfter(endpoint.organisation_id, endpoint.notified_through)) ?? endpoint.latest_published;
-    const resources = await changedResources(store as Store, client, since);
+    const bookingsChanged = await webhooks.bookingsChangedSince(endpoint.organisation_id, since);
+    const resources = await changedResources(store as Store, client, since, bookingsChanged);
     if (resources.length === 0) return pending;
     if (!pending) return { id: mintEventId(), at, changed_since: since, resources, attempts: 0, first_attempt_at: at, next_attempt_at: at };
     const joined = CHANGED_RESOURCES.filter((r) => resources.includes(r) || pending.resources.includes(r));
