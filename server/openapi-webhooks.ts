@@ -33,23 +33,27 @@ const answers = {
   "2XX": { description: "Received. Anything else, no answer within 10 s, or a redirect, is retried with growing waits for 24 h." },
 } as const;
 
-function webhook(summary: string, description: string, schema: string) {
+function webhook(operationId: string, summary: string, description: string, schema: string) {
   return {
     post: {
+      operationId,
       summary,
       description,
       parameters: signatureHeaders,
       requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } } },
       responses: answers,
+      // Not OAuth: the receiver checks the signature headers above.
+      security: [],
     },
   } as const;
 }
 
 export const webhooks = {
   [DATA_CHANGED]: webhook(
+    "dataChanged",
     "Something the credential can read changed",
     "Sent after an import that changed what the endpoint's credential can read (its scopes and restriction), at least once: run your sync from `data.changed_since`. A later event may replace one not yet delivered.",
     "ChangeNotification",
   ),
-  [WEBHOOK_TEST]: webhook("A test of the receiver", "Sent by `leaveapi webhooks test`; nothing changed.", "WebhookTest"),
+  [WEBHOOK_TEST]: webhook("webhookTest", "A test of the receiver", "Sent by `leaveapi webhooks test`; nothing changed.", "WebhookTest"),
 } as const;
