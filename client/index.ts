@@ -20,7 +20,7 @@
  * timeout a `TimeoutError`.
  *
  * Change notifications (docs/api.md, "Change notifications"): `verifyWebhook(secret,
- * headers, rawBody)` checks one as the Standard Webhooks specification says and answers
+ * headers, rawBody)` checks one as the Standard Webhooks specification says and resolves to
  * the event; on a `leaveapi.data.changed` event, answer 2xx and run `sync()` from your own
  * sync point, as you would have on a timer.
  */
