@@ -18,6 +18,11 @@
  * Every failure is a `LeaveApiError` with the API's `status`, `error`, `error_description`
  * and `param`, except an abort: that is the signal's reason (an `AbortError`), and a
  * timeout a `TimeoutError`.
+ *
+ * Change notifications (docs/api.md, "Change notifications"): `verifyWebhook(secret,
+ * headers, rawBody)` checks one as the Standard Webhooks specification says and resolves to
+ * the event; on a `leaveapi.data.changed` event, answer 2xx and run `sync()` from your own
+ * sync point, as you would have on a timer.
  */
 import { type CallOptions, withinCall } from "./call-scope.ts";
 import { errorFromResponse } from "./errors.ts";
@@ -45,6 +50,7 @@ export { DEFAULT_SYNC_SKEW_MS, syncPoint, type SyncOptions, type SyncResource, t
 export type { CallOptions } from "./call-scope.ts";
 export type { FetchLike, RetryPolicy, Sleep } from "./transport.ts";
 export { CLIENT_VERSION } from "./version.ts";
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from "./verify-webhook.ts";
 
 /** A call's timeout when neither the call nor the client names one: long enough for the default retries' waits. */
 export const DEFAULT_TIMEOUT_MS = 120_000;

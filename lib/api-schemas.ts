@@ -12,6 +12,7 @@ import { ERROR_CODES } from "./errors.ts";
 import { apiEntries, EMPLOYEE_FIELDS, HOLIDAY_ENTRY_FIELDS, LEAVE_BOOKING_FIELDS, LeaveTypeJson } from "./record-fields.ts";
 import { ALL_SCOPES } from "./scopes.ts";
 import { DELETED_RESOURCES } from "./deleted-resources.ts";
+import { CHANGED_RESOURCES, DATA_CHANGED, WEBHOOK_TEST } from "./changed-resources.ts";
 
 const NextCursor = v.pipe(
   v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/))),
@@ -58,6 +59,38 @@ export const Deletion = v.pipe(
   v.description("A record its list endpoint no longer returns. Drop it from your copy."),
 );
 export const DeletionPage = v.strictObject({ has_more: HasMore, next_cursor: NextCursor, data: v.array(Deletion) });
+
+const Instant = (description: string) =>
+  v.pipe(v.string(), v.isoTimestamp(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.description(description));
+const OrganisationId = v.pipe(v.string(), v.uuid(), v.description("The organisation whose data changed: the credential's."));
+
+/** The body of a change notification (docs/api.md, "Change notifications"): thin, no record and no count. */
+export const ChangeNotification = v.pipe(
+  v.strictObject({
+    type: v.literal(DATA_CHANGED),
+    timestamp: Instant("When the change was found (the same on every attempt of one event; the signed `webhook-timestamp` header is the attempt's)."),
+    data: v.strictObject({
+      organisation_id: OrganisationId,
+      resources: v.pipe(
+        v.array(v.picklist(CHANGED_RESOURCES)),
+        v.minLength(1),
+        v.description("What a sync from `changed_since` finds something in: `employees`, `leave-requests`, `deletions` (either resource's feed)."),
+      ),
+      changed_since: Instant("Sync from here: `updated_since` for the lists and the deletions feed."),
+    }),
+  }),
+  v.description("Something the credential can read changed. Verify the signature, then run your sync (`updated_since` as usual)."),
+);
+
+/** What `leaveapi webhooks test` sends. */
+export const WebhookTest = v.pipe(
+  v.strictObject({
+    type: v.literal(WEBHOOK_TEST),
+    timestamp: Instant("When the test was sent."),
+    data: v.strictObject({ organisation_id: OrganisationId, endpoint_id: v.pipe(v.string(), v.uuid(), v.description("The endpoint tested.")) }),
+  }),
+  v.description("A test of the receiver from `leaveapi webhooks test`: nothing changed. Answer 2xx."),
+);
 
 /**
  * The form of POST /v1/oauth/token. Documentation only: the endpoint reads the form in the
@@ -132,6 +165,8 @@ export const API_SCHEMAS = {
   Health,
   AuthorizationServerMetadata,
   OpenApiDocument,
+  ChangeNotification,
+  WebhookTest,
 } as const;
 
 export type EmployeeJson = v.InferOutput<typeof Employee>;

@@ -44,6 +44,12 @@ export function base64urlDecode(text: string): Uint8Array | null {
   return out;
 }
 
+/** Standard base64 with padding (RFC 4648 §4), as the Standard Webhooks secrets and signatures are written. */
+export function base64Encode(bytes: Uint8Array): string {
+  const url = base64urlEncode(bytes).replaceAll("-", "+").replaceAll("_", "/");
+  return url + "=".repeat((4 - (url.length % 4)) % 4);
+}
+
 /** Standard base64 (with or without padding) as used by HTTP Basic; `null` when malformed. */
 export function base64Decode(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return null;

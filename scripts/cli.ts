@@ -31,6 +31,11 @@ export const COMMANDS: { name: string; summary: string; load: () => Promise<Comm
     load: async () => (await import("./commands/credentials.ts")).credentialsCommand,
   },
   {
+    name: "webhooks",
+    summary: "notify a credential's receiver when what it can read changes (signed webhooks)",
+    load: async () => (await import("./commands/webhooks.ts")).webhooksCommand,
+  },
+  {
     name: "import",
     summary: "import employees, leave bookings or holidays from a JSONL, JSON, CSV or XLSX file",
     load: async () => (await import("./commands/import.ts")).importCommand,

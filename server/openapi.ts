@@ -10,6 +10,7 @@
  */
 import { headers, responses, securitySchemes } from "./openapi-components.ts";
 import { buildPaths } from "./openapi-paths.ts";
+import { webhooks } from "./openapi-webhooks.ts";
 import { componentSchemas } from "./openapi-schemas.ts";
 
 const DESCRIPTION = `A read-only API over one organisation's employees, annual leave bookings and holidays.
@@ -68,6 +69,7 @@ export function buildOpenApiDocument() {
       },
     ],
     paths: buildPaths(),
+    webhooks,
     components: { schemas: componentSchemas(), headers, responses, securitySchemes },
     "x-unmatched-requests": UNMATCHED_REQUESTS,
   } as const;

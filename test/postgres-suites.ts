@@ -51,4 +51,5 @@ export const POSTGRES_SUITES: readonly string[] = [
   "test/token-endpoint.test.ts",
   "test/token-grant.test.ts",
   "test/token-request-syntax.test.ts",
+  "test/webhook-sender.test.ts",
 ];

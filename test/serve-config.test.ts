@@ -30,6 +30,7 @@ describe("settings", () => {
       watchdogMs: 10_000,
       deletionRetentionDays: 90,
       readRateLimit: 100,
+      webhookRetryMs: 10_000,
     });
   });
 

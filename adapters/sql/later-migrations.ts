@@ -75,7 +75,25 @@ const EMPLOYEE_SELECTION: readonly string[] = [
 // from an older backup never shows a value a client saw with other data.
 const DATA_VERSIONS: readonly string[] = [`create table "data_versions" ("organisation_id" text primary key, "version" text not null)`];
 
-/** 0013 to 0017, by name. */
+// Change notifications (docs/api.md, "Change notifications"): one row per credential's
+// endpoint, which is also its outbox: the event waiting to be sent (its id, instant,
+// resources, attempts and next attempt), the publication it covers up to, and a lease
+// (`claimed_until`) that one sender takes so that, with many instances, one sends it. The
+// secret is kept as it is, since it signs (SECURITY.md). On SQLite it lives in the data
+// file beside api_clients.
+const WEBHOOK_ENDPOINTS: readonly string[] = [
+  `create table "webhook_endpoints" ("id" text primary key, "client_id" text not null, "organisation_id" text not null,
+    "url" text not null, "secret" text not null, "created_at" bigint not null, "notified_through" bigint not null,
+    "event_id" text, "event_at" bigint, "changed_since" bigint, "resources" text, "attempts" integer not null default 0,
+    "first_attempt_at" bigint, "next_attempt_at" bigint, "claimed_until" bigint, "failing_since" bigint,
+    "last_error" text, "last_error_at" bigint, "last_success_at" bigint)`,
+  `create index "webhook_endpoints_by_client" on "webhook_endpoints" ("client_id")`,
+  // Whether an import changed any booking at all, one seek: the sender asks it before the
+  // leave page, which would otherwise scan every booking to find that none changed.
+  `create index "leave_bookings_by_update" on "leave_bookings" ("organisation_id", "updated_at")`,
+];
+
+/** 0013 to 0018, by name. */
 export function laterMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0013_access_views": { up: accessViews(caps) },
@@ -83,5 +101,6 @@ export function laterMigrations(caps: SqlCapabilities): Record<string, Migration
     "0015_selection_exits": { up: run(SELECTION_EXITS) },
     "0016_employee_selection": { up: run(EMPLOYEE_SELECTION) },
     "0017_data_versions": { up: run(DATA_VERSIONS) },
+    "0018_webhook_endpoints": { up: run(WEBHOOK_ENDPOINTS) },
   };
 }

@@ -226,6 +226,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("publications").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("data_versions").where("organisation_id", "=", id).execute();
           await trx.deleteFrom("access_tokens").where("organisation_id", "=", id).execute();
+          await trx.deleteFrom("webhook_endpoints").where("organisation_id", "=", id).execute();
           const clients = await trx.selectFrom("api_clients").select("client_id").where("organisation_id", "=", id).execute();
           // The clients' rate-limit events would otherwise linger until the next sweep.
           const keys = clients.map((c) => `token-requests:${c.client_id}`);
@@ -335,6 +336,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.updateTable("api_clients").set({ revoked_at: now }).where("client_id", "=", clientId).where("revoked_at", "is", null).execute();
           // The tokens are useless now; removing them keeps the token table small.
           await trx.deleteFrom("access_tokens").where("client_id", "=", clientId).execute();
+          // Its change notifications stop with it (docs/api.md, "Change notifications").
+          await trx.deleteFrom("webhook_endpoints").where("client_id", "=", clientId).execute();
           const row = await trx.selectFrom("api_clients").select(CLIENT_COLUMNS).where("client_id", "=", clientId).executeTakeFirst();
           return row ? toClient(row) : null;
         }),

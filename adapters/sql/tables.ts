@@ -220,6 +220,29 @@ export interface DataVersionsTable {
   version: string;
 }
 
+/** A credential's change-notification endpoint and its outbox of one event (webhook-queries.ts), added by 0018. */
+export interface WebhookEndpointsTable {
+  id: string;
+  client_id: string;
+  organisation_id: string;
+  url: string;
+  secret: string;
+  created_at: Instant;
+  notified_through: Instant;
+  event_id: string | null;
+  event_at: Instant | null;
+  changed_since: Instant | null;
+  resources: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  first_attempt_at: Instant | null;
+  next_attempt_at: Instant | null;
+  claimed_until: Instant | null;
+  failing_since: Instant | null;
+  last_error: string | null;
+  last_error_at: Instant | null;
+  last_success_at: Instant | null;
+}
+
 export interface Tables {
   running_writers: RunningWritersTable;
   organisations_now: OrganisationsNowView;
@@ -243,4 +266,5 @@ export interface Tables {
   client_usage: ClientUsageTable;
   client_restrictions: ClientRestrictionsTable;
   selection_exits: SelectionExitsTable;
+  webhook_endpoints: WebhookEndpointsTable;
 }

@@ -21,6 +21,8 @@ import { copyControlsRegularly, scrubOwedRegularly, sweepDeletionsRegularly, swe
 import { copyControlsToDataFile } from "../../adapters/sql/access-controls.ts";
 import { startWatchdog, type Watchdog } from "../serve/watchdog.ts";
 import { reloadTlsOnHangup } from "../serve/tls-reload.ts";
+import { startWebhookSender, type WebhookSender } from "../serve/webhook-sender.ts";
+import { webhooksOf } from "../../adapters/sql/webhook-queries.ts";
 import { createHolidayWorker, warmHolidays, type HolidayWorker } from "../../adapters/holiday-worker.ts";
 import { SERVE_ENCODERS } from "../../adapters/zlib-encoders.ts";
 import { readDocsScript } from "../../adapters/bun/docs-script-file.ts";
@@ -50,6 +52,16 @@ interface Running {
   store: SqlAdminStore;
   holidays: HolidayWorker;
   watchdog: Watchdog | undefined;
+  webhooks?: WebhookSender;
+  /** A store of the primary alone, for the notification sender, when the reads go to a replica. */
+  closeAlso?: SqlAdminStore;
+}
+
+/** `store`, or, when its reads go to a replica (`--database-read-url`), a store on the primary alone. */
+function primaryStoreFor(ctx: CommandContext, store: SqlAdminStore): SqlAdminStore {
+  const env = { ...ctx.io.env, DATABASE_READ_URL: undefined };
+  if (ctx.global.databaseReadUrl === undefined && !ctx.io.env.DATABASE_READ_URL) return store;
+  return locateStore({ ...ctx.global, databaseReadUrl: undefined }, env).open();
 }
 
 /**
@@ -73,6 +85,8 @@ async function runUntilStopped(settings: ServeSettings, running: Running): Promi
   const drained = await drainServers(servers, settings.shutdownTimeoutMs);
   if (!drained) logger.event("warn", "shutdown_timeout", `requests still open after ${settings.shutdownTimeoutMs} ms were cut off`);
   const workersClean = (await workersDone) ?? true;
+  await running.webhooks?.stop();
+  await running.closeAlso?.close();
   await running.watchdog?.stop();
   await running.holidays.close();
   await store.close();
@@ -223,6 +237,19 @@ export const serveCommand: Command = {
       sweepDeletionsRegularly({ store, logger, retentionDays: settings.deletionRetentionDays, until: stopSignal });
       scrubOwedRegularly({ store, logger, until: stopSignal });
       copyControlsRegularly({ copy: () => copyControlsToDataFile(sqlContextOf(store), 0), logger, until: stopSignal });
+      // The change notifications, sent by the first process only (docs/api.md, "Change
+      // notifications"). They decide from the primary: a replica that lagged would find
+      // nothing changed yet, and the event would be lost.
+      const primary = primaryStoreFor(ctx, store);
+      if (primary !== store) running.closeAlso = primary;
+      running.webhooks = startWebhookSender({
+        store: primary,
+        webhooks: webhooksOf(store),
+        logger,
+        counted: metrics.delivery,
+        mac: nodeHmacSha256,
+        retryBaseMs: settings.webhookRetryMs,
+      });
     }
     await runUntilStopped(settings, running);
   },

@@ -32,6 +32,8 @@ export type MetricsSnapshot = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
 export interface Metrics {
   /** Counts one finished request. */
   observe: (entry: RequestLogEntry) => void;
+  /** Counts one change-notification delivery attempt by its outcome (webhook-sender.ts). */
+  delivery: (outcome: "delivered" | "retrying" | "failing") => void;
   /** This process's metrics, for adding up across worker processes. */
   snapshot: () => Promise<MetricsSnapshot>;
   /** From now on, render the sum of the snapshots `gather` returns (every process's) instead of this process's alone. */
@@ -71,6 +73,13 @@ export function createMetrics(): Metrics {
     labelNames: ["status"] as const,
     registers,
   });
+  const deliveries = new Counter({
+    name: "leaveapi_webhook_deliveries_total",
+    help: "Change-notification delivery attempts, by outcome: delivered (2xx), retrying (failed, tried again later), failing (undelivered for 24 h).",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  for (const outcome of ["delivered", "retrying", "failing"]) deliveries.inc({ outcome }, 0);
   // Series that exist from the start read 0 rather than absent, so rate() and alerts work at once.
   for (const kind of ["client", "address"]) rateLimited.inc({ kind }, 0);
   for (const status of ["500", "503"]) storeErrors.inc({ status }, 0);
@@ -86,6 +95,7 @@ export function createMetrics(): Metrics {
       if (route === TOKEN_ROUTE && entry.status === 429) rateLimited.inc({ kind: entry.client_id ? "client" : "address" });
       if (entry.status === 500 || entry.status === 503) storeErrors.inc({ status: String(entry.status) });
     },
+    delivery: (outcome) => deliveries.inc({ outcome }),
     snapshot: () => registry.getMetricsAsJSON(),
     aggregateWith(source) {
       gather = source;

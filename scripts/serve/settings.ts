@@ -33,6 +33,8 @@ export interface ServeSettings {
   deletionRetentionDays: number;
   /** Data requests a second per client (lib/read-budget.ts); 0: no limit. */
   readRateLimit: number;
+  /** The first retry's wait of a change notification, doubled each attempt (docs/api.md, "Change notifications"). */
+  webhookRetryMs: number;
 }
 
 interface Setting {
@@ -109,6 +111,13 @@ export const SERVE_SETTINGS = {
     metavar: "PER_SECOND",
     fallback: "100",
     help: "data requests a second per client, bursts of twice that, per process (0: no limit)",
+  },
+  "webhook-retry": {
+    flag: "webhook-retry",
+    env: "LEAVEAPI_WEBHOOK_RETRY",
+    metavar: "SECONDS",
+    fallback: "10",
+    help: "first wait before a failed change notification is retried, doubled each time (0.1-3600)",
   },
 } satisfies Record<string, Setting>;
 
@@ -222,6 +231,12 @@ function parseRate({ text, source }: { text: string; source: string }): number {
   return Number(text);
 }
 
+/** Seconds, tenths allowed: the first wait of the notification retries. */
+function parseRetrySeconds({ text, source }: { text: string; source: string }): number {
+  if (!/^\d{1,4}(\.\d)?$/.test(text) || Number(text) < 0.1 || Number(text) > 3600) throw bad(source, "seconds from 0.1 to 3600", text);
+  return Math.round(Number(text) * 1000);
+}
+
 /** Whole days, at least one: the feed must reach back past a client's usual sync interval. */
 function parseDays({ text, source }: { text: string; source: string }): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) < 1) throw bad(source, "a whole number of days from 1", text);
@@ -249,6 +264,7 @@ export function resolveServeSettings(values: Values, env: Env): ServeSettings {
     metrics: parseMetrics(get("metrics")),
     deletionRetentionDays: parseDays(get("deletions-retention-days")),
     readRateLimit: parseRate(get("read-rate-limit")),
+    webhookRetryMs: parseRetrySeconds(get("webhook-retry")),
     shutdownTimeoutMs: parseSeconds(get("shutdown-timeout")),
     idleTimeoutSeconds: parseIdleTimeout(get("idle-timeout")),
     tls: parseTls(values, env),
