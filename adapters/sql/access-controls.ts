@@ -185,13 +185,17 @@ async function copyClient(
     secret_version: number | string;
   },
 ): Promise<void> {
-  if (c.revoked_at !== null)
+  if (c.revoked_at !== null) {
     await trx
       .updateTable("api_clients")
       .set({ revoked_at: Number(c.revoked_at) })
       .where("client_id", "=", c.client_id)
       .where("revoked_at", "is", null)
       .execute();
+    // Revoking a credential removes its change-notification endpoints (docs/api.md), here
+    // where the revocation reaches the data file; webhook-queries.ts skips them until then.
+    await trx.deleteFrom("webhook_endpoints").where("client_id", "=", c.client_id).execute();
+  }
   if (c.secret_digest !== null)
     await trx
       .updateTable("api_clients")

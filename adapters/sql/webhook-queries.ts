@@ -8,7 +8,7 @@
  * delivery is sent by one of them; a sender that dies leaves the lease to run out, and
  * another sends the event again (at least once).
  */
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import type { ChangedResource, PendingEvent, WebhookEndpoint } from "../../lib/webhooks.ts";
 import { instant, instantOrNull } from "./row-mapping.ts";
 import type { Tables, WebhookEndpointsTable } from "./tables.ts";
@@ -59,6 +59,18 @@ function hasWork(e: DueEndpoint, now: number): boolean {
   return (e.pending !== null && e.pending.next_attempt_at <= now) || (e.latest_published !== null && e.latest_published > e.notified_through);
 }
 
+/**
+ * The endpoint's credential is not revoked, as the access controls stand (api_clients_now):
+ * on SQLite a revocation is written into the tokens file at once and reaches the data file,
+ * where its endpoints are deleted (access-controls.ts), only when no import holds it; until
+ * then, its endpoints are neither listed nor sent to.
+ */
+function notRevoked(eb: ExpressionBuilder<Tables & { e: WebhookEndpointsTable }, "e">) {
+  return eb.not(
+    eb.exists(eb.selectFrom("api_clients_now as c").select("c.client_id").whereRef("c.client_id", "=", "e.client_id").where("c.revoked_at", "is not", null)),
+  );
+}
+
 export class SqlWebhooks {
   constructor(private readonly db: Kysely<Tables>) {}
 
@@ -85,8 +97,8 @@ export class SqlWebhooks {
   /** The endpoints of these clients (every one when `clientIds` is null), in (created_at, id) order, without secrets. */
   async list(clientIds: readonly string[] | null): Promise<WebhookEndpoint[]> {
     if (clientIds !== null && clientIds.length === 0) return [];
-    let query = this.db.selectFrom("webhook_endpoints").selectAll().orderBy("created_at").orderBy("id");
-    if (clientIds !== null) query = query.where("client_id", "in", clientIds);
+    let query = this.db.selectFrom("webhook_endpoints as e").selectAll("e").where(notRevoked).orderBy("e.created_at").orderBy("e.id");
+    if (clientIds !== null) query = query.where("e.client_id", "in", clientIds);
     return (await query.execute()).map((r) => toEndpoint(r as Row));
   }
 
@@ -101,6 +113,7 @@ export class SqlWebhooks {
     let query = this.db
       .selectFrom("webhook_endpoints as e")
       .selectAll("e")
+      .where(notRevoked)
       .select((eb) =>
         eb
           .selectFrom("publications as p")
