@@ -51,8 +51,15 @@ export async function listEmployeePage(
       shape: restriction ? (e) => restrictedEmployeeJson(restriction, employeeJson(e)) : employeeJson,
       mac,
     },
-    // Called on the store, not taken off it: a host's store may be a class. A restricted page is read as records.
-    !restricted && store.listText ? (after, n) => store.listText!({ list: "employees", query: query(after, n) }) : undefined,
+    // Called on the store, not taken off it: a host's store may be a class. A restricted page
+    // is read as text only when the client reads every field; with some hidden, as records.
+    restricted
+      ? restricted.listText && restriction.fields === null
+        ? (after, n) => restricted.listText!({ list: "employees", query: query(after, n) }, restriction)
+        : undefined
+      : store.listText
+        ? (after, n) => store.listText!({ list: "employees", query: query(after, n) })
+        : undefined,
   );
 }
 

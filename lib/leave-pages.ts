@@ -47,7 +47,14 @@ export async function listLeavePage(
       shape: leaveBookingJson,
       mac,
     },
-    // Called on the store, not taken off it: a host's store may be a class. A restricted page is read as records.
-    !restricted && store.listText ? (after, n) => store.listText!({ list: "leave-requests", query: query(after, n) }) : undefined,
+    // Called on the store, not taken off it: a host's store may be a class. A restriction's
+    // fields are an employee's, so a booking's text is the same for every credential.
+    restricted
+      ? restricted.listText
+        ? (after, n) => restricted.listText!({ list: "leave-requests", query: query(after, n) }, restriction)
+        : undefined
+      : store.listText
+        ? (after, n) => store.listText!({ list: "leave-requests", query: query(after, n) })
+        : undefined,
   );
 }

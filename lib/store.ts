@@ -151,6 +151,13 @@ export interface RestrictedReads {
    */
   listOverlappingLeave(query: LeavePageQuery, selection: EmployeeSelection): Promise<LeaveBookingRecord[]>;
   /**
+   * Optional: `Store.listText` of the selected employees' records, every field written (a
+   * caller that hides some employee fields asks `listEmployees` instead). The text must be
+   * exactly `JSON.stringify` of what `listEmployees` or `listOverlappingLeave` above answer
+   * for the same query and selection; `runStoreContract` checks it.
+   */
+  listText?(query: ListTextQuery, selection: EmployeeSelection): Promise<ListText | null>;
+  /**
    * The distinct non-null holiday calendars and departments of the selected non-deleted
    * employees employed within [from, to] (as `observedCalendars`), each sorted.
    */

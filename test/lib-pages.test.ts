@@ -12,6 +12,8 @@ import { listLeavePage } from "../lib/leave-pages.ts";
 import type { Page } from "../lib/keyset-page.ts";
 import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import type { EmployeesParams, LeaveParams } from "../lib/request-params.ts";
+import { parseRestriction } from "../lib/restriction.ts";
+import type { ListTextQuery } from "../lib/store.ts";
 import { QUERY_RANGE, STANDARD_IDS, standardFixture } from "../testing/contract-fixture.ts";
 
 const store = createMemoryStore(standardFixture());
@@ -86,5 +88,37 @@ describe("listLeavePage", () => {
     await expect(leave({ limit: 1, cursor, to: "2026-04-30" })).rejects.toMatchObject(refusedCursor);
     await expect(leave({ limit: 1, cursor, status: "approved" })).rejects.toMatchObject(refusedCursor);
     expect((await leave({ limit: 1, cursor })).data).toEqual((await leave({})).data.slice(1, 2));
+  });
+});
+
+describe("a restricted page", () => {
+  /** The memory store with a restricted `listText` that answers an empty list and notes what it was asked. */
+  function withRestrictedText() {
+    const asked: string[] = [];
+    const restricted = {
+      ...store.restricted!,
+      listText: async (q: ListTextQuery) => {
+        asked.push(q.list);
+        return { json: "[]", count: 0, hasMore: false, last: null };
+      },
+    };
+    return { asked, textStore: { ...store, installationKey: () => store.installationKey(), restricted } };
+  }
+  const engineering = (fields: string | undefined) => parseRestriction({ departments: "Engineering", fields }, 1);
+
+  test("is read as the store's text when the client reads every employee field, and as records when it hides some", async () => {
+    const { asked, textStore } = withRestrictedText();
+    expect((await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering(undefined))).parse().data).toEqual([]);
+    expect(asked).toEqual(["employees"]);
+    const hidden = (await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering("first_name"))).parse().data;
+    expect(asked).toEqual(["employees"]);
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(hidden.every((e) => e.department === null)).toBe(true);
+  });
+
+  test("of leave is read as text whatever employee fields it hides: a booking's JSON holds none", async () => {
+    const { asked, textStore } = withRestrictedText();
+    await listLeavePage(textStore, ORG, { ...QUERY_RANGE, limit: 10 }, undefined, engineering("first_name"));
+    expect(asked).toEqual(["leave-requests"]);
   });
 });

@@ -129,7 +129,7 @@ export function leaveQuery(asked: LeaveAsked = {}): LeavePageQuery {
  * The text a store must answer for `records` asked `limit` at a time: `records` is what
  * the record method answers for `limit + 1`, so one more than the page says the list goes on.
  */
-function expectedText<R extends { id: string }>(records: R[], limit: number, json: (r: R) => unknown, key: (r: R) => number | string): ListText {
+export function expectedText<R extends { id: string }>(records: R[], limit: number, json: (r: R) => unknown, key: (r: R) => number | string): ListText {
   const page = records.slice(0, limit);
   const last = page[page.length - 1];
   return { json: JSON.stringify(page.map(json)), count: page.length, hasMore: records.length > limit, last: last ? [key(last), last.id] : null };

@@ -9,7 +9,8 @@
 import { selects, type EmployeeSelection } from "../lib/restriction.ts";
 import type { ContractFixture } from "./contract-fixture.ts";
 import { QUERY_RANGE } from "./contract-fixture.ts";
-import { I, employeeQuery, idsOf, leaveQuery, type ContractKit } from "./contract-kit.ts";
+import { employeeJson, leaveBookingJson } from "../lib/records.ts";
+import { I, employeeQuery, expectedText, idsOf, leaveQuery, type ContractKit } from "./contract-kit.ts";
 
 /** Selections that tell a store that honours them from one that does not, on this fixture. */
 function selectionsOf(fixture: ContractFixture): EmployeeSelection[] {
@@ -68,6 +69,20 @@ export function restrictedContract(kit: ContractKit): void {
               });
             }
           }
+          // The text, where the store has it, is the records' JSON to the byte, whole pages and short ones.
+          if (reads.listText) {
+            for (const limit of [100, 1]) {
+              const employees = employeeQuery({ limit });
+              const more = await reads.listEmployees({ ...employees, limit: limit + 1 }, selection);
+              const text = await reads.listText({ list: "employees", query: employees }, selection);
+              if (text !== null) expect({ selection, text }).toEqual({ selection, text: expectedText(more, limit, employeeJson, (e) => e.updated_at) });
+              const bookings = leaveQuery({ from: "1900-01-01", to: "2199-12-31", limit });
+              const moreLeave = await reads.listOverlappingLeave({ ...bookings, limit: limit + 1 }, selection);
+              const leaveText = await reads.listText({ list: "leave-requests", query: bookings }, selection);
+              if (leaveText !== null)
+                expect({ selection, leaveText }).toEqual({ selection, leaveText: expectedText(moreLeave, limit, leaveBookingJson, (b) => b.start_date) });
+            }
+          }
           const observed = await reads.observedBy(I.orgA, QUERY_RANGE.from, QUERY_RANGE.to, selection);
           for (const calendar of observed.calendars) expect(inside.some((e) => e.holiday_calendar === calendar)).toBe(true);
           for (const department of observed.departments) expect(inside.some((e) => e.department === department)).toBe(true);
@@ -86,8 +101,19 @@ export function restrictedContract(kit: ContractKit): void {
         // From the last employee's change on: their bookings however old, and every booking changed since.
         const since = Math.max(...employees.map((e) => e.updated_at));
         const expected = all.filter((b) => b.updated_at >= since || (updatedOf.get(b.employee_id) ?? 0) >= since);
-        const synced = await store.restricted.listOverlappingLeave(leaveQuery({ from: "1900-01-01", to: "2199-12-31", updated_since: since }), everyone);
+        const query = leaveQuery({ from: "1900-01-01", to: "2199-12-31", updated_since: since });
+        const synced = await store.restricted.listOverlappingLeave(query, everyone);
         expect(idsOf(synced)).toEqual(idsOf(expected));
+        const text = await store.restricted.listText?.({ list: "leave-requests", query }, everyone);
+        if (text)
+          expect(text).toEqual(
+            expectedText(
+              await store.restricted.listOverlappingLeave({ ...query, limit: query.limit + 1 }, everyone),
+              query.limit,
+              leaveBookingJson,
+              (b) => b.start_date,
+            ),
+          );
       }),
     );
   });

@@ -88,7 +88,8 @@ function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: Employee
 type TextOfRows = (q: LeavePageQuery, rows: readonly { row: LeaveTextRow; type: LeaveTypeRow }[]) => Promise<ListText | null>;
 
 export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingLeave"> & {
-  leaveText: (q: LeavePageQuery) => Promise<ListText | null>;
+  /** The page as text, of the selected employees' bookings when `selection` is given (a restricted client's). */
+  leaveText: (q: LeavePageQuery, selection?: EmployeeSelection) => Promise<ListText | null>;
   /** A restricted client's page (restricted-queries.ts): the same scan, of the selected employees' bookings. */
   restrictedLeave: RestrictedReads["listOverlappingLeave"];
 } {
@@ -163,13 +164,13 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   };
 
   /** The text by rows: two statements. */
-  const textByRows = async (q: LeavePageQuery) => textOf(q, await byRows(leaveTextQuery, q, q.limit + 1));
+  const textByRows = async (q: LeavePageQuery, selection?: EmployeeSelection) => textOf(q, await byRows(leaveTextQuery, q, q.limit + 1, selection));
 
   /** The text in one statement and one row (one-row-pages.ts); by rows after three contexts that did not cover their page. */
-  const textInOneRow = async (q: LeavePageQuery): Promise<ListText | null> => {
+  const textInOneRow = async (q: LeavePageQuery, selection?: EmployeeSelection): Promise<ListText | null> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [page] = await ctx.replica.rows(leaveTextRowQuery(q.limit + 1), pageValues(q, plan));
+      const [page] = await ctx.replica.rows(leaveTextRowQuery(q.limit + 1), pageValues(q, plan, selection));
       const types = page!.types ?? [];
       const needed = planOfContext(types, page!.class_spans, page!.someone_deleted);
       plans.set(q.organisationId, needed);
@@ -200,7 +201,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
       }));
       return textOf(q, rows);
     }
-    return textByRows(q);
+    return textByRows(q, selection);
   };
 
   const readText = ctx.caps.leavePageInOneRow ? textInOneRow : textByRows;
@@ -221,6 +222,6 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     listOverlappingLeave: (asked) => listOverlappingLeave(asked),
     restrictedLeave: (asked, selection) => listOverlappingLeave(asked, selection),
 
-    leaveText: async (asked) => ctx.guard(async () => readText(await storedQuery(asked))),
+    leaveText: async (asked, selection) => ctx.guard(async () => readText(await storedQuery(asked), selection)),
   };
 }

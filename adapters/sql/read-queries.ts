@@ -99,7 +99,8 @@ export function readQueries(ctx: SqlContext): Pick<
   Store,
   "listEmployees" | "findEmployee" | "listClosureDays" | "observedCalendars" | "listImportedPublicHolidays"
 > & {
-  employeesText: (q: EmployeePageQuery) => Promise<ListText | null>;
+  /** The page as text, of the employees `selection` selects when given (a restricted client's that reads every field). */
+  employeesText: (q: EmployeePageQuery, selection?: EmployeeSelection) => Promise<ListText | null>;
   /** A restricted client's page (restricted-queries.ts): the same scan, of the selected employees. */
   restrictedEmployees: RestrictedReads["listEmployees"];
 } {
@@ -138,9 +139,9 @@ export function readQueries(ctx: SqlContext): Pick<
     restrictedEmployees: listEmployees,
 
     /** The page and one row more, which says whether the list goes on; null when an employee has no body (render-bodies.ts). */
-    employeesText: (q) =>
+    employeesText: (q, selection) =>
       ctx.guard(async (): Promise<ListText | null> => {
-        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit + 1), await pageValues(q)), q.limit + 1);
+        const rows = firstRows(await ctx.replica.rows(employeeTextQuery(q.limit + 1), await pageValues(q, selection)), q.limit + 1);
         if (rows.some((r) => r.rendered === null)) return null;
         const shown = await stamps.shownAll(
           q.organisationId,

@@ -29,7 +29,12 @@ export function createSqlStore(ctx: SqlContext): Store {
     ...deletionQueries(ctx),
     ...deletionSweep(ctx),
     ...dataVersions(ctx),
-    restricted: { ...restrictedQueries(ctx), listEmployees: restrictedEmployees, listOverlappingLeave: restrictedLeave },
+    restricted: {
+      ...restrictedQueries(ctx),
+      listEmployees: restrictedEmployees,
+      listOverlappingLeave: restrictedLeave,
+      listText: (q, selection) => (q.list === "employees" ? employeesText(q.query, selection) : leaveText(q.query, selection)),
+    },
     /**
      * Both connections must answer: a dead replica fails the data endpoints as surely as a
      * dead primary. And a SQLite tokens file must be the one opened and take a write (a
