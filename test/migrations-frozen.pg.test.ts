@@ -70,6 +70,29 @@ describe("SQLite: the employees page reads one index", () => {
   });
 });
 
+describe("SQLite: a restricted employees page led by its departments or calendars", () => {
+  test("merges one covering search per value, of the index that leads with it, with no sort", async () => {
+    const store = openSqliteStore({ filename: ":memory:" });
+    try {
+      await store.migrate();
+      const db = sqlConnectionOf(store);
+      for (const [column, index] of [
+        ["department", "employees_by_department"],
+        ["holiday_calendar", "employees_by_calendar"],
+      ] as const) {
+        const arm = (value: string) => `select id, updated_at, rendered from employees
+          where organisation_id = 'org' and ${column} = '${value}' and deleted_at is null and status = 'active' and (updated_at, id) > (0, '')`;
+        const { rows } = await sql<{ detail: string }>`explain query plan
+          ${sql.raw(`${arm("a")} union all ${arm("b")} order by updated_at, id limit 101`)}`.execute(db);
+        const search = `SEARCH employees USING COVERING INDEX ${index} (organisation_id=? AND ${column}=? AND (updated_at,id)>(?,?))`;
+        expect(rows.map((r) => r.detail)).toEqual(["MERGE (UNION ALL)", "LEFT", search, "RIGHT", search]);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("Postgres: the migrated page index is the page query's", () => {
   /** An index's definition as pg_indexes prints it: Postgres keeps the parsed expression, not its text. */
   async function indexDefinition(db: Kysely<Tables>, index: string): Promise<string | undefined> {

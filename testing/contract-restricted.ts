@@ -21,6 +21,9 @@ function selectionsOf(fixture: ContractFixture): EmployeeSelection[] {
     ...departments.map((d) => ({ departments: [d], calendars: null })),
     ...calendars.map((c) => ({ departments: null, calendars: [c] })),
     { departments: departments.slice(0, 2), calendars: calendars.slice(0, 1) },
+    { departments, calendars: null },
+    // Longer than a store may scan value by value (the SQL store's MAX_LEAD_VALUES is 16).
+    { departments: null, calendars: [...calendars, ...Array.from({ length: 20 }, (_, i) => `XX-${i}`)] },
     { departments: ["No such department"], calendars: null },
     { departments: [], calendars: null },
   ];

@@ -93,7 +93,28 @@ const WEBHOOK_ENDPOINTS: readonly string[] = [
   `create index "leave_bookings_by_update" on "leave_bookings" ("organisation_id", "updated_at")`,
 ];
 
-/** 0013 to 0018, by name. */
+// A restricted client's employees page led by its departments or calendars
+// (selected-employees.ts): one ordered scan per value, of an index that leads with it, so
+// a page of one department reads a page's worth of rows, not the organisation's. Each
+// holds the other list's column (tested in the scan), the status filter and, on SQLite,
+// the body a page writes, so that SQLite reads the index alone; Postgres leaves the body
+// out, as it does for employees_page (an index entry there is limited to about 2.7 kB).
+const SELECTION_LEADS: Record<Dialect, readonly string[]> = {
+  sqlite: [
+    `create index "employees_by_department" on "employees" ("organisation_id", "department", "updated_at", "id", "holiday_calendar",
+      "status", "deleted_at", "rendered") where "deleted_at" is null`,
+    `create index "employees_by_calendar" on "employees" ("organisation_id", "holiday_calendar", "updated_at", "id", "department",
+      "status", "deleted_at", "rendered") where "deleted_at" is null`,
+  ],
+  postgres: [
+    `create index "employees_by_department" on "employees" ("organisation_id", "department", "updated_at", "id", "holiday_calendar",
+      "status") where "deleted_at" is null`,
+    `create index "employees_by_calendar" on "employees" ("organisation_id", "holiday_calendar", "updated_at", "id", "department",
+      "status") where "deleted_at" is null`,
+  ],
+};
+
+/** 0013 to 0019, by name. */
 export function laterMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0013_access_views": { up: accessViews(caps) },
@@ -102,5 +123,6 @@ export function laterMigrations(caps: SqlCapabilities): Record<string, Migration
     "0016_employee_selection": { up: run(EMPLOYEE_SELECTION) },
     "0017_data_versions": { up: run(DATA_VERSIONS) },
     "0018_webhook_endpoints": { up: run(WEBHOOK_ENDPOINTS) },
+    "0019_selection_leads": { up: run(SELECTION_LEADS[caps.dialect]) },
   };
 }

@@ -78,8 +78,7 @@ function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: Employee
     status,
     employeeId: employee_id,
     updatedSince: selection ? undefined : updated_since,
-    selectedOf: selection ? q.organisationId : undefined,
-    ...selectionValues(selection),
+    ...selectionValues(q.organisationId, selection, false),
     changedWithEmployeeSince: selection ? updated_since : undefined,
   };
 }

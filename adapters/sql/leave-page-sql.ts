@@ -50,12 +50,6 @@ export interface LeavePageValues extends SelectionValues {
   annualCategory: string | undefined;
   /** The organisation, bound only when it has deleted employees: then each arm leaves their bookings out. */
   deletedEmployeesOf: string | undefined;
-  /**
-   * The organisation, bound only for a restricted client (restricted-queries.ts): then each
-   * arm keeps the bookings of its selected employees, whose department and calendar are in
-   * the JSON arrays `selectedDepartments` and `selectedCalendars` where each is bound.
-   */
-  selectedOf: string | undefined;
   /** In place of `updatedSince` for a restricted client: a booking changed since, or whose employee did. */
   changedWithEmployeeSince: number | undefined;
   /** Each span class's arm (SpanClassArm), by class: its start, and its cursor id past a cursor. */
@@ -129,15 +123,15 @@ function leavePage<C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(
       );
     }
     if (s.selectedOf) bookings = bookings.where(isSelected(db, caps, s.selectedOf, "b.employee_id", s));
-    const { changedWithEmployeeSince: since, selectedOf } = s;
-    if (since && selectedOf) {
+    const { changedWithEmployeeSince: since } = s;
+    if (since) {
       bookings = bookings.where((eb) =>
         eb.or([
           eb("b.updated_at", ">=", since),
           eb(
             "b.employee_id",
             "in",
-            eb.selectFrom("employees as moved").select("moved.id").where("moved.organisation_id", "=", selectedOf).where("moved.updated_at", ">=", since),
+            eb.selectFrom("employees as moved").select("moved.id").where("moved.organisation_id", "=", s.organisationId).where("moved.updated_at", ">=", since),
           ),
         ]),
       );

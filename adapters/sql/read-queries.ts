@@ -8,7 +8,7 @@ import { employeeText, listTextOf } from "./record-bodies.ts";
 import type { ClosureDayRecord, EmployeeRecord } from "../../lib/records.ts";
 import type { EmployeePageQuery, ImportedPublicHoliday, ListText, RestrictedReads, Store } from "../../lib/store.ts";
 import type { EmployeeSelection } from "../../lib/restriction.ts";
-import { isSelected, selectionValues, type SelectionValues } from "./selected-employees.ts";
+import { isSelected, leadArms, otherListOf, selectionValues, type LeadArm, type SelectionValues } from "./selected-employees.ts";
 import { defineQuery } from "./compiled-queries.ts";
 import { observedCalendarsQuery } from "./observed-calendars.ts";
 import { firstRows, perRowCount } from "./row-counts.ts";
@@ -18,8 +18,6 @@ import type { EmployeesTable, Tables } from "./tables.ts";
 
 interface EmployeePageValues extends SelectionValues {
   organisationId: string;
-  /** The organisation, bound only for a restricted client: then only its selected employees (selected-employees.ts). */
-  selectedOf: string | undefined;
   status: string | undefined;
   updatedSince: number | undefined;
   afterUpdatedAt: number | undefined;
@@ -28,17 +26,36 @@ interface EmployeePageValues extends SelectionValues {
 
 /**
  * The employees page over `columns`, at most `rowCount` rows (a literal: row-counts.ts):
- * one scan of the page index (migration 0006), which covers it as text.
+ * one scan of the page index (migration 0006), which covers it as text; for a restricted
+ * client whose selection is led (selected-employees.ts), one scan per department or
+ * calendar of the index that leads with it (migration 0019), merged in page order.
  */
 const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(columns: C, rowCount: number) =>
   defineQuery<EmployeePageValues>()((s, db, caps) => {
-    let query = db.selectFrom("employees").select(columns).where("organisation_id", "=", s.organisationId).where("deleted_at", "is", null);
-    if (s.selectedOf) query = query.where(isSelected(db, caps, s.selectedOf, "employees.id", s));
-    if (s.status) query = query.where("status", "=", s.status);
-    if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
-    const { afterUpdatedAt, afterId } = s;
-    if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
-    return query.orderBy("updated_at").orderBy("id").limit(sql.lit(rowCount));
+    const limit = sql.lit(rowCount);
+    const scan = (lead?: LeadArm) => {
+      let query = db.selectFrom("employees").select(columns).where("organisation_id", "=", s.organisationId);
+      if (lead) query = query.where(sql.ref(lead.column), "=", lead.value);
+      query = query.where("deleted_at", "is", null);
+      if (s.selectedOf) query = query.where(isSelected(db, caps, s.selectedOf, "employees.id", s));
+      else for (const test of otherListOf(caps, "employees", s)) query = query.where(test);
+      if (s.status) query = query.where("status", "=", s.status);
+      if (s.updatedSince) query = query.where("updated_at", ">=", s.updatedSince);
+      const { afterUpdatedAt, afterId } = s;
+      if (afterUpdatedAt && afterId) query = query.where((eb) => eb(eb.refTuple("updated_at", "id"), ">", eb.tuple(afterUpdatedAt, afterId)));
+      return query;
+    };
+    const arms = leadArms(s);
+    if (arms.length === 0) return scan().orderBy("updated_at").orderBy("id").limit(limit);
+    // As the leave page's span classes (leave-page-sql.ts): on Postgres each arm ordered and
+    // limited under a Merge Append; SQLite allows neither in a compound's members, and merges.
+    const bounded = (lead: LeadArm): ReturnType<typeof scan> =>
+      caps.dialect === "postgres"
+        ? (db.selectFrom(scan(lead).orderBy("updated_at").orderBy("id").limit(limit).as("arm")).selectAll() as unknown as ReturnType<typeof scan>)
+        : scan(lead);
+    let merged = bounded(arms[0]!);
+    for (const lead of arms.slice(1)) merged = merged.unionAll(bounded(lead));
+    return merged.orderBy("updated_at").orderBy("id").limit(limit);
   });
 
 const employeePageQuery = perRowCount((n) => employeePageQueryOf(EMPLOYEE_COLUMNS, n));
@@ -120,8 +137,7 @@ export function readQueries(ctx: SqlContext): Pick<
       updatedSince: sinceNotImpliedByCursor(since, after),
       afterUpdatedAt: after?.updatedAt,
       afterId: after?.id,
-      selectedOf: selection ? org : undefined,
-      ...selectionValues(selection),
+      ...selectionValues(org, selection, true),
     };
   };
   /** The page's employees, of those `selection` selects when given (a restricted client's). */
