@@ -42,7 +42,7 @@ async function mustRun(command: string[], options: Parameters<typeof run>[1] = {
   return result;
 }
 
-/** Whether install.md's sudo lines are run too: always in CI, elsewhere where sudo is installed. */
+/** Whether docs/install.md's sudo lines are run too: always in CI, elsewhere where sudo is installed. */
 const WITH_SUDO = process.env.CI === "true" || Bun.which("sudo") !== null;
 if (!WITH_SUDO) console.log("test/release.e2e.test.ts: no sudo here, so install.md's set-up runs with its runuser lines only (CI runs both)");
 
@@ -57,7 +57,7 @@ beforeAll(async () => {
     { command: "minisign", debian: "minisign" },
     { command: "man", debian: "man-db" },
     // sudo only where CI runs this (.ci/run installs it): a machine without sudo (minimal
-    // Debian, most containers) follows install.md's runuser lines, and so does this test there.
+    // Debian, most containers) follows docs/install.md's runuser lines, and so does this test there.
     ...(WITH_SUDO ? [{ command: "sudo", debian: "sudo" }] : []),
     { command: "runuser", debian: "util-linux" },
   ]);
