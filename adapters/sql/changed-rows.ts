@@ -248,6 +248,22 @@ export class ChangedRows {
     return empty;
   }
 
+  /**
+   * Of `ids`, those that may be stored for the organisation in `table` (the others are
+   * certainly not), judged as the digest lookups are: where it had no rows when this
+   * import began, only what the import wrote since, staged rows excepted. Lets the reads of
+   * stored fields (import-reads.ts) skip a first import: without it, each batch of a first
+   * Postgres import scanned the growing, unanalysed table, and 50,000 bookings took 30 s.
+   */
+  async mayBeStored(table: Digested, organisationId: string, ids: string[]): Promise<string[]> {
+    if (!(await this.startedEmpty(table, organisationId))) return ids;
+    if (table === "leave_bookings" && this.caps.importRows.stage !== null) return this.bookingStage?.flushedAny ? ids : [];
+    const written = this.writtenToEmpty.get(`${table}|${organisationId}`);
+    if (written === undefined) return [];
+    if (written === null) return ids;
+    return ids.filter((id) => written.mayHold(id));
+  }
+
   /** Where new rows of `table` wait to be inserted in one sorted statement, if they do (see staged-inserts.ts). */
   private stageFor(table: Digested, names: string[]): StagedInserts | null {
     const rowsPerStatement = this.caps.importRows.stage;

@@ -169,11 +169,13 @@ export class SqlImportWriter implements ImportWriter {
   }
 
   async storedEmployees(organisationId: string, ids: string[]): Promise<Map<string, StoredEmployeeFields>> {
-    return storedEmployeesOn(await this.idle(), organisationId, ids);
+    const db = await this.idle();
+    return storedEmployeesOn(db, organisationId, await this.changedRows.mayBeStored("employees", organisationId, ids));
   }
 
   async storedBookings(organisationId: string, ids: string[]): Promise<Map<string, StoredBookingFields>> {
-    return storedBookingsOn(await this.idle(), organisationId, ids);
+    const db = await this.idle();
+    return storedBookingsOn(db, organisationId, await this.changedRows.mayBeStored("leave_bookings", organisationId, ids));
   }
 
   async describeRecords(organisationId: string, record: "employee" | "booking", ids: string[]): Promise<RecordLabel[]> {
