@@ -164,21 +164,32 @@ export function createClient(options: ClientOptions): LeaveApiClient {
   function get<T>(path: string, params: Record<string, string> = {}, callOptions: CallOptions = {}): Promise<T> {
     const url = new URL(root + path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    const request = polls.plan(url);
+    let request = polls.plan(url);
     return withinCall(callOptions, clock, async (call: CallScope) => {
-      const headers: Record<string, string> = { Accept: "application/json" };
-      if (request.etag !== undefined) headers["If-None-Match"] = request.etag;
-      const send = (token: string) => transport.send(request.url, { method: "GET", headers: { ...headers, Authorization: `Bearer ${token}` } }, call);
-      const token = await tokens.token(call.signal);
-      let res = await send(token);
-      if (res.status === 401) {
-        await res.body?.cancel();
-        res = await send(await tokens.renew(token, call.signal));
-      }
+      const ask = async () => {
+        const headers: Record<string, string> = { Accept: "application/json" };
+        if (request.etag !== undefined) headers["If-None-Match"] = request.etag;
+        const send = (token: string) => transport.send(request.url, { method: "GET", headers: { ...headers, Authorization: `Bearer ${token}` } }, call);
+        const token = await tokens.token(call.signal);
+        const first = await send(token);
+        if (first.status !== 401) return first;
+        await first.body?.cancel();
+        return send(await tokens.renew(token, call.signal));
+      };
+      let res = await ask();
       const kept = res.status === 304 ? polls.copy(request) : undefined;
       if (kept !== undefined) return JSON.parse(kept) as T;
       if (!res.ok) throw await errorFromResponse(res);
-      const text = await res.text();
+      let text = await res.text();
+      if (request.url !== url.href && (JSON.parse(text) as { has_more?: unknown }).has_more === true) {
+        // Asked as an earlier copy's URL, something changed, and more pages follow: their
+        // cursor is bound to the URL it came from (updated_since included), while the next
+        // request names the sync's own, so this page is asked again as the sync's own.
+        request = { url: url.href, key: request.key };
+        res = await ask();
+        if (!res.ok) throw await errorFromResponse(res);
+        text = await res.text();
+      }
       polls.keep(request, res.headers.get("etag"), text);
       return JSON.parse(text) as T;
     });

@@ -84,6 +84,25 @@ test("an unchanged organisation is polled with 304s; a change and a deletion sti
   expect(deleted.deletedEmployees).toEqual([ada.id]);
   expect(deleted.deletedLeaveRequests.length).toBe(1);
 
+  const { client: pager, secret: pagerSecret } = mintClient(organisationId, [...ALL_SCOPES], "pager", Date.now());
+  await store.createClient(pager);
+  // A change of more than a page after empty polls: the first page asked as the copy's
+  // (earlier) URL has a cursor bound to that URL, so the client asks it again as its own
+  // and pages on (a cursor from the copy's URL was refused: 400 invalid_request).
+  // A clock of its own, a minute on (past the changes above, so the first pages are empty)
+  // and a millisecond more at each reading: each sync's `since` differs, as between syncs a
+  // second apart, even when they run within one millisecond here.
+  let tick = Date.now() + 60_000;
+  const paging = createClient({ baseUrl: `http://127.0.0.1:${server.port}`, clientId: pager.client_id, clientSecret: pagerSecret, now: () => ++tick });
+  const quiet = await paging.sync({ ...RANGE, since: deleted.since, limit: 1 });
+  const later = await paging.sync({ ...RANGE, since: quiet.since, limit: 1 });
+  expect(later.since).not.toBe(quiet.since);
+  const newcomers = [employee({ first_name: "Hedy" }), employee({ first_name: "Joan" })];
+  await store.runImport((w) => w.upsertEmployees(organisationId, newcomers, tick));
+  const paged = await paging.sync({ ...RANGE, since: later.since, limit: 1 });
+  // (An earlier updated_since may bring a record or two the sync had: a superset.)
+  expect(paged.employees.map((e) => e.first_name)).toEqual(expect.arrayContaining(["Hedy", "Joan"]));
+
   // Over the socket, as any client sees it: a 304 carries its ETag and no body.
   const { client, secret } = mintClient(organisationId, [...ALL_SCOPES], "raw", Date.now());
   await store.createClient(client);

@@ -170,7 +170,9 @@ describe("SQLite", () => {
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("would import 300000 rows of employees into Night shift: 300000 created");
-      expect(walSize(file)).toBe(walBefore);
+      // The log did not grow. (It may shrink: the dry run's process, closing the last
+      // connection to the file, checkpoints and removes it, as SQLite does at any close.)
+      expect(walSize(file)).toBeLessThanOrEqual(walBefore);
       // Nothing of it was written; the other organisation's import was.
       const counts = watcher.query("select organisation_id as org, count(*) as n from employees group by organisation_id").all();
       expect(counts).toEqual([{ org: b, n: 2000 }]);
