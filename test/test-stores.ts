@@ -78,7 +78,13 @@ let schemaAdmin: pg.Pool | undefined;
 
 /** DELETE rather than TRUNCATE: on tables this small it skips TRUNCATE's file swaps and fsyncs. */
 async function emptySchema(schema: string): Promise<void> {
-  schemaAdmin ??= new pg.Pool({ connectionString: await testRunDatabaseUrl(), max: 1 });
+  if (schemaAdmin === undefined) {
+    schemaAdmin = new pg.Pool({ connectionString: await testRunDatabaseUrl(), max: 1 });
+    // Its idle connection is ended by the run's closing `drop database … with (force)` when
+    // that comes first: pg then emits "error" on the pool, which unheard fails the run
+    // ("terminating connection due to administrator command"). The next query would say.
+    schemaAdmin.on("error", () => {});
+  }
   const { rows } = await schemaAdmin.query<{ tablename: string }>("select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_%'", [
     schema,
   ]);
