@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
+import { lastCommitTime } from "./release.ts";
 
 const ROOT = join(import.meta.dir, "..");
 export const IMAGE_UID = 10001;
@@ -176,12 +177,6 @@ export async function buildImage(options: ImageOptions): Promise<string> {
     if (container) await run(["buildah", "rm", container], "buildah rm").catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-async function lastCommitTime(): Promise<number> {
-  const git = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
-  const text = (await new Response(git.stdout).text()).trim();
-  return (await git.exited) === 0 && text !== "" ? Number(text) : Math.floor(Date.now() / 1000);
 }
 
 if (import.meta.main) {

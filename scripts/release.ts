@@ -96,7 +96,8 @@ async function sign(outdir: string, key: string, version: string): Promise<void>
   if (code !== 0) throw new Error(`minisign could not sign SHA256SUMS with ${key} (exit ${code})`);
 }
 
-async function lastCommitTime(): Promise<number> {
+/** The last commit's time in seconds (SOURCE_DATE_EPOCH for reproducible files); now outside a checkout. */
+export async function lastCommitTime(): Promise<number> {
   const git = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
   const text = (await new Response(git.stdout).text()).trim();
   return (await git.exited) === 0 && text !== "" ? Number(text) : Math.floor(Date.now() / 1000);
