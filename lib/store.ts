@@ -324,3 +324,10 @@ export interface Store {
 
   close(): Promise<void>;
 }
+
+/**
+ * The Store's optional members (`listText`, `restricted`, `dataVersion`, …): what a store
+ * may leave out and still serve. A route that cannot answer without one names it
+ * (`needs` in server/route-types.ts) and is answered 501 on a store that lacks it.
+ */
+export type OptionalStoreMember = { [K in keyof Store]-?: undefined extends Store[K] ? K : never }[keyof Store];
