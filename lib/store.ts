@@ -6,6 +6,9 @@
  * Conventions for every method: instants are epoch milliseconds; dates are `YYYY-MM-DD`
  * strings; ids are lower-case UUIDs; deleted records never come back from a read;
  * a store that cannot reach its database throws `StoreUnavailableError`.
+ *
+ * Host stores implement this interface, so it grows only by optional members, each saying
+ * what happens without it (docs/embedding.md, "How the Store interface changes").
  */
 import type { DeletedResource } from "./deleted-resources.ts";
 import type { EmployeeFilters, LeaveFilters } from "./list-filters.ts";
