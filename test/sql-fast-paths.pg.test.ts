@@ -177,7 +177,7 @@ const leaveText = (rows: LeaveBookingRecord[], limit: number): ListText =>
 const maybe = <T>(present: boolean, value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => (present ? value : fc.constant(undefined));
 
 /**
- * The values tried for each optional filter of a list, keyed by the filters list-filters.ts
+ * The values tried for each optional filter of a list, keyed by the filters lib/list-filters.ts
  * declares: a new filter does not compile until it has values here, and the combinations
  * tried grow with it (`maskBits`).
  */
