@@ -198,7 +198,7 @@ describe("withTokenGrantCache forwards what it does not intercept", () => {
     // A Store that grew a method after this wrapper was written, on a class as a host might write it.
     class GrownStore {
       readonly #answer = "from the store";
-      listLeaveTypes(organisationId: string) {
+      listAbsenceReasons(organisationId: string) {
         calls.push(organisationId);
         return Promise.resolve(this.#answer);
       }
@@ -207,7 +207,7 @@ describe("withTokenGrantCache forwards what it does not intercept", () => {
     const { restricted: _lacking, ...withoutRestricted } = store;
     const grown: Store & GrownStore = Object.assign(new GrownStore(), withoutRestricted);
     const cached = withTokenGrantCache(grown, { now: manualClock().now });
-    expect(await cached.listLeaveTypes("org")).toBe("from the store");
+    expect(await cached.listAbsenceReasons("org")).toBe("from the store");
     expect(calls).toEqual(["org"]);
     expect(await cached.findEmployee(crypto.randomUUID(), crypto.randomUUID())).toBeNull();
     expect(["listText" in cached, "restricted" in cached, typeof cached.dataVersion]).toEqual([false, false, "function"]);
