@@ -7,6 +7,10 @@
  * adapters/node/sqlite.ts, adapters/postgres.ts) pass the SHA-256 to the store, which
  * digests every imported row's content with it; an import derives ids with the SHA-1
  * (bench/RESULTS.md, "Figures behind design choices", has the measured difference).
+ *
+ * A runtime part, not a host (ARCHITECTURE.md; ADAPTER_ROLES in scripts/checks/boundaries.ts):
+ * it imports only lib/ and node:crypto, so a store's opener and a host may both take it
+ * without a store ever depending on a host.
  */
 import { createHash, createHmac, hash } from "node:crypto";
 import type { Sha256Hex } from "../lib/digest.ts";

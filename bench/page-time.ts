@@ -37,7 +37,7 @@ const token = await fetchToken(server.url, data.big.data);
 const employees = await employeePaths(server.url, token, 1000);
 const leave = await leavePaths(server.url, token, leaveWindows(12, "2022-01-01", "2026-12-31"), 10_000);
 await server.stop();
-/** First pages only, of many windows: what a calendar asks most, and where a scan reads most in vain (lib/leave-span-plan.ts). */
+/** First pages only, of many windows: what a calendar asks most, and where a scan reads most in vain (adapters/sql/leave-page/leave-span-plan.ts). */
 const firstLeave = leaveWindows(500, "2022-01-01", "2026-12-31", 5).map((w) => `/v1/leave-requests?from=${w.from}&to=${w.to}&limit=100`);
 
 async function timePages(name: string, t: DatabaseTarget, token: string, sets: { employees: string[]; leave: string[]; "leave-first": string[] }) {

@@ -37,6 +37,12 @@ export type {
 export {
   aClosureDay,
   aClosureDayInput,
+  aFullEmployee,
+  aFullEmployeeInput,
+  aFullLeaveBooking,
+  aFullLeaveBookingInput,
+  aFullStoredBooking,
+  aFullStoredEmployee,
   aLeaveBooking,
   aLeaveBookingInput,
   aLeaveBookingJson,
@@ -49,4 +55,5 @@ export {
   aStoredEmployee,
   aStoredLeaveType,
   BUILT_AT,
+  fieldsLeftNull,
 } from "../testing/record-builders.ts";

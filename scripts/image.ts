@@ -180,11 +180,29 @@ export async function buildImage(options: ImageOptions): Promise<string> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Bun.argv.slice(2),
-    options: { binary: { type: "string" }, arch: { type: "string" }, tag: { type: "string" }, archive: { type: "string" } },
-    strict: true,
-  });
+  const USAGE = "usage: bun scripts/image.ts [--binary FILE] [--arch amd64|arm64] [--tag NAME] [--archive FILE]";
+  let values: { binary?: string; arch?: string; tag?: string; archive?: string; help?: boolean };
+  try {
+    values = parseArgs({
+      args: Bun.argv.slice(2),
+      options: {
+        binary: { type: "string" },
+        arch: { type: "string" },
+        tag: { type: "string" },
+        archive: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    // parseArgs's own words ("Unknown option '--x'") are clear; a usage line says what is known.
+    console.error(`image: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const version = packageJson.version;
   try {
     const arch = (values.arch ?? "amd64") as Arch;

@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { sql } from "kysely";
 import { POSTGRES } from "../adapters/sql/capabilities.ts";
-import { spanClassExpression } from "../adapters/sql/leave-span-classes.ts";
+import { spanClassExpression } from "../adapters/sql/leave-page/leave-span-classes.ts";
 import { sqlConnectionOf } from "../adapters/sql/sql-admin-store.ts";
 import { ANNUAL, booking, employee } from "./support.ts";
 import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
@@ -36,7 +36,7 @@ test("Postgres: after an import, the tables it wrote are all-visible and a leave
     const plan = await db.transaction().execute(async (tx) => {
       await sql`set local enable_seqscan = off`.execute(tx);
       await sql`set local enable_bitmapscan = off`.execute(tx);
-      // One arm of the page (adapters/sql/leave-page-queries.ts): the bookings span 4 days, class 3.
+      // One arm of the page (adapters/sql/leave-page/leave-page-queries.ts): the bookings span 4 days, class 3.
       const explained = await sql<{ "QUERY PLAN": string }>`explain (analyze, costs off)
         select id, rendered from leave_bookings where organisation_id = ${org} and (${sql.raw(spanClassExpression(POSTGRES))}) = 3
           and start_date >= '2026-03-01' and deleted_at is null order by start_date, id limit 101`.execute(tx);

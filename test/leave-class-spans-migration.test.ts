@@ -1,6 +1,6 @@
 /**
  * Migration 0012 (adapters/sql/migrations.ts): each span class's longest booking, which a
- * leave page reaches back by (lib/leave-span-plan.ts), is filled from the bookings an
+ * leave page reaches back by (adapters/sql/leave-page/leave-span-plan.ts), is filled from the bookings an
  * earlier version stored, in place of the organisation's one longest span; a page on the
  * upgraded database lists every booking that overlaps its window.
  */

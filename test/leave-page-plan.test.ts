@@ -1,11 +1,11 @@
 /**
- * The leave page's plan (lib/leave-page-plan.ts): what an organisation's leave context
+ * The leave page's plan (adapters/sql/leave-page/leave-page-plan.ts): what an organisation's leave context
  * calls for, when a page read under one plan is the page another calls for, and the
  * plans a store remembers by organisation.
  */
 import { describe, expect, test } from "bun:test";
-import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "../lib/leave-page-plan.ts";
-import { classSpansOf, NO_SPANS } from "../lib/leave-span-plan.ts";
+import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "../adapters/sql/leave-page/leave-page-plan.ts";
+import { classSpansOf, NO_SPANS } from "../adapters/sql/leave-page/leave-span-plan.ts";
 
 /** A plan for bookings of these spans (days). */
 const plan = (types: boolean, deletedEmployees: boolean, ...spans: number[]): LeavePagePlan => ({

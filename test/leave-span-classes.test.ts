@@ -1,5 +1,5 @@
 /**
- * The overlap scan runs once per span class and merges the classes (adapters/sql/leave-span-classes.ts).
+ * The overlap scan runs once per span class and merges the classes (adapters/sql/leave-page/leave-span-classes.ts).
  * Bookings of every class, some crossing class edges, against brute force: for windows
  * that start before, inside and after them, every page at several limits must be exactly
  * the overlapping bookings in (start_date, id) order. Runs on SQLite and on Postgres.
@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { addDays } from "../lib/dates.ts";
 import type { LeaveBookingRecord } from "../lib/records.ts";
-import { classMaxSpan, classSpansOf, LAST_BOUNDED_CLASS, NO_SPANS, planLeaveScan } from "../lib/leave-span-plan.ts";
+import { classMaxSpan, classSpansOf, LAST_BOUNDED_CLASS, NO_SPANS, planLeaveScan } from "../adapters/sql/leave-page/leave-span-plan.ts";
 import { booking, createOrganisation, createWorld, employee, seed, type TestWorld } from "./support.ts";
 
 // Spans on both sides of every class edge, and some beyond the last bounded class.

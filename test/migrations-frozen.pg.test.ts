@@ -1,7 +1,7 @@
 /**
  * Migration 0006 froze the leave page index as literal SQL (adapters/sql/migrations.ts);
  * the page query builds its span-class expression from live code
- * (adapters/sql/leave-span-classes.ts). The planner uses the index only when the two are
+ * (adapters/sql/leave-page/leave-span-classes.ts). The planner uses the index only when the two are
  * the same expression, so on SQLite and on Postgres this reads the index the migrated
  * database holds, checks it is exactly LEAVE_PAGE_INDEX_COLUMNS over spanClassExpression(),
  * and checks that a page's scan of one class plans on it.
@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { sql, type Kysely } from "kysely";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { POSTGRES, SQLITE, type SqlCapabilities } from "../adapters/sql/capabilities.ts";
-import { LEAVE_PAGE_INDEX_COLUMNS, spanClassExpression } from "../adapters/sql/leave-span-classes.ts";
+import { LEAVE_PAGE_INDEX_COLUMNS, spanClassExpression } from "../adapters/sql/leave-page/leave-span-classes.ts";
 import { sqlConnectionOf } from "../adapters/sql/sql-admin-store.ts";
 import type { Tables } from "../adapters/sql/tables.ts";
 import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
@@ -18,7 +18,7 @@ import { openPostgresSchemaStore, releaseTestStore } from "./test-stores.ts";
 /** The index's columns as the page query names them: the span class as its expression. */
 const indexColumns = (caps: SqlCapabilities) => LEAVE_PAGE_INDEX_COLUMNS.map((c) => (c === "span_class" ? `(${spanClassExpression(caps)})` : c));
 
-/** One arm of the leave page as text (adapters/sql/leave-page-queries.ts): one class, its keyset range, the overlap test. */
+/** One arm of the leave page as text (adapters/sql/leave-page/leave-page-queries.ts): one class, its keyset range, the overlap test. */
 const armQuery = (caps: SqlCapabilities) =>
   sql.raw(`select id, employee_id, leave_type_id, start_date, updated_at, rendered from leave_bookings
     where organisation_id = 'org' and (${spanClassExpression(caps)}) = 3

@@ -26,6 +26,12 @@ import { IMPORT_RULES } from "../scripts/import/import-fields.ts";
 import {
   aClosureDay,
   aClosureDayInput,
+  aFullEmployee,
+  aFullEmployeeInput,
+  aFullLeaveBooking,
+  aFullLeaveBookingInput,
+  aFullStoredBooking,
+  aFullStoredEmployee,
   aLeaveBooking,
   aLeaveBookingInput,
   aLeaveBookingJson,
@@ -38,6 +44,7 @@ import {
   aStoredEmployee,
   aStoredLeaveType,
   BUILT_AT,
+  fieldsLeftNull,
 } from "../testing/record-builders.ts";
 
 const sorted = (keys: string[]) => [...keys].sort();
@@ -102,6 +109,60 @@ describe("each field's value is one the API's schema accepts", () => {
     expect(rejected(EMPLOYEE_FIELDS, anEmployeeInput())).toEqual([]);
     expect(rejected(LEAVE_BOOKING_FIELDS, aLeaveBookingInput())).toEqual([]);
     expect(rejected(HOLIDAY_ENTRY_FIELDS, aClosureDayInput())).toEqual([]);
+  });
+});
+
+describe("the full builders leave no field null", () => {
+  // The field lists come from the declaration, so a field added there is checked here
+  // (and, through testing/contract-round-trip.ts, written and read back by every store) at once.
+  test.each([
+    ["aFullEmployee", aFullEmployee(), EMPLOYEE_FIELDS, "record", recordKeys(EMPLOYEE_FIELDS)],
+    ["aFullEmployeeInput", aFullEmployeeInput(), EMPLOYEE_FIELDS, "input", inputColumns(EMPLOYEE_FIELDS)],
+    ["aFullStoredEmployee", aFullStoredEmployee(), EMPLOYEE_FIELDS, "stored", [...recordColumns(EMPLOYEE_FIELDS), "organisation_id", "deleted"]],
+    ["aFullLeaveBooking", aFullLeaveBooking(), LEAVE_BOOKING_FIELDS, "record", recordKeys(LEAVE_BOOKING_FIELDS)],
+    ["aFullLeaveBookingInput", aFullLeaveBookingInput(), LEAVE_BOOKING_FIELDS, "input", inputColumns(LEAVE_BOOKING_FIELDS)],
+    ["aFullStoredBooking", aFullStoredBooking(), LEAVE_BOOKING_FIELDS, "stored", [...recordColumns(LEAVE_BOOKING_FIELDS), "organisation_id", "deleted"]],
+  ] as [string, object, FieldSpecs, "record" | "input" | "stored", string[]][])("%s: every declared field, none null", (_name, built, fields, form, keys) => {
+    expect(sorted(Object.keys(built))).toEqual(sorted(keys));
+    expect(fieldsLeftNull(fields, form, built)).toEqual([]);
+  });
+
+  test("fieldsLeftNull names what a builder leaves null, by the declaration", () => {
+    expect(fieldsLeftNull(EMPLOYEE_FIELDS, "record", anEmployee())).toEqual(["preferred_name", "leaving_date"]);
+    expect(fieldsLeftNull(LEAVE_BOOKING_FIELDS, "input", aLeaveBookingInput())).toEqual([
+      "external_id",
+      "start_half_period",
+      "end_half_period",
+      "reviewed_at",
+      "cancelled_at",
+    ]);
+  });
+
+  test("their values are ones the API's schema accepts, and that agree with each other", () => {
+    const employee = employeeJson(aFullEmployee());
+    expect(v.parse(Employee, employee)).toEqual(employee);
+    const booking = leaveBookingJson(aFullLeaveBooking());
+    expect(v.parse(LeaveBooking, booking)).toEqual(booking);
+    expect(booking).toMatchObject({ start_half_day: true, start_half_period: "pm", end_half_day: true, end_half_period: "am", status: "cancelled" });
+    expect(employee.leaving_date! > employee.start_date!).toBe(true);
+  });
+
+  test("an import writes a full employee and booking, and the store reads every field back", async () => {
+    const ORG = "0a000000-0000-4000-8000-00000000f011";
+    const store = createMemoryStore();
+    await store.createOrganisation({ id: ORG, name: "Full Ltd", api_enabled: true, created_at: BUILT_AT });
+    const employee = aFullEmployeeInput();
+    const annual = aLeaveType();
+    const input = aFullLeaveBookingInput({ employee_id: employee.id, leave_type_id: annual.id });
+    await store.runImport(async (w) => {
+      await w.upsertEmployees(ORG, [employee], BUILT_AT);
+      await w.upsertLeaveTypes(ORG, [annual], BUILT_AT);
+      await w.upsertLeaveBookings(ORG, [input], BUILT_AT);
+    });
+    const found = await store.findEmployee(ORG, employee.id);
+    expect(fieldsLeftNull(EMPLOYEE_FIELDS, "record", found!)).toEqual([]);
+    const [booking] = await store.listOverlappingLeave({ organisationId: ORG, filters: { from: input.start_date, to: input.end_date }, limit: 10 });
+    expect(fieldsLeftNull(LEAVE_BOOKING_FIELDS, "record", booking!)).toEqual([]);
   });
 });
 

@@ -33,7 +33,7 @@ import { freshSchemaName, POSTGRES_DRIVERS, testRunDatabaseUrl } from "./test-st
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const IMPORT_TIMES = [T0, T0 + 1000, T0 + 2000];
 const STATUSES = ["active", "leaver", "inactive"];
-// Each class's longest span and the shortest of the next (lib/leave-span-plan.ts), and beyond.
+// Each class's longest span and the shortest of the next (adapters/sql/leave-page/leave-span-plan.ts), and beyond.
 const SPANS = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 511, 512, 700];
 const FIRST_DAY = "2024-01-01";
 

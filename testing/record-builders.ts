@@ -54,23 +54,39 @@ const KIND_DEFAULTS: { readonly [K in FieldKind]: () => KindValues[K] } = {
  */
 type Form = "record" | "input" | "stored";
 
-/** A field's default: `null` if it may be null, a fresh id if it holds one (imported as an optional UUID), else by kind. */
-function defaultOf(spec: FieldSpec, byColumn: boolean): unknown {
-  if (spec.nullable) return null;
+/**
+ * A field's default: `null` if it may be null (unless `full`), a fresh id if it holds one
+ * (imported as an optional UUID), else by kind.
+ */
+function defaultOf(spec: FieldSpec, byColumn: boolean, full: boolean): unknown {
+  if (spec.nullable && !full) return null;
   if (spec.import === "optionalUuid" || (byColumn && spec.kind === "leave_type")) return randomUuid();
   return KIND_DEFAULTS[spec.kind]();
 }
 
-/** A default for every field of `fields` that the form holds, in declaration order. */
-function defaultsOf<T>(fields: FieldSpecs, form: Form): T {
+/** A default for every field of `fields` that the form holds, in declaration order; with `full`, no field null. */
+function defaultsOf<T>(fields: FieldSpecs, form: Form, full = false): T {
   const place = form === "input" ? "input" : "record";
   const byColumn = form !== "record";
   const built: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(fields)) {
     if (spec[place] === undefined) continue;
-    built[byColumn ? (spec.column ?? key) : key] = defaultOf(spec, byColumn);
+    built[byColumn ? (spec.column ?? key) : key] = defaultOf(spec, byColumn, full);
   }
   return built as T;
+}
+
+/**
+ * The fields of `fields` that `form` holds and `built` leaves null (or lacks), by the
+ * declaration: what a "full" builder must never leave, and what a store must read back.
+ */
+export function fieldsLeftNull(fields: FieldSpecs, form: Form, built: object): string[] {
+  const place = form === "input" ? "input" : "record";
+  const values = built as Record<string, unknown>;
+  return Object.entries(fields)
+    .filter(([, spec]) => spec[place] !== undefined)
+    .map(([key, spec]) => (form === "record" ? key : (spec.column ?? key)))
+    .filter((key) => values[key] === null || values[key] === undefined);
 }
 
 // The values that make a record read like a real one; every other field takes its kind's default.
@@ -92,6 +108,29 @@ const BOOKING = {
   status: "approved",
   requested_at: Date.UTC(2026, 1, 1, 10),
 } satisfies Partial<LeaveBookingRecord & LeaveBookingInput>;
+/**
+ * What the full builders (`aFull…`) give the fields a typical record leaves null, so that a
+ * store that drops one, or a field added to the declaration that no store writes, fails the
+ * round trip of the Store contract (contract-round-trip.ts). Fields not named here take
+ * their kind's default; the values agree with each other (a leaving date after the start,
+ * half periods under half-day flags, a booking reviewed and then cancelled).
+ */
+const FULL_EMPLOYEE = {
+  external_id: "HR-0042",
+  preferred_name: "Addy",
+  leaving_date: "2026-12-31",
+} satisfies Partial<EmployeeInput>;
+const FULL_BOOKING = {
+  external_id: "LV-0042",
+  start_half_day: true,
+  start_half_period: "pm",
+  end_half_day: true,
+  end_half_period: "am",
+  days: 4,
+  status: "cancelled",
+  reviewed_at: Date.UTC(2026, 1, 2, 9),
+  cancelled_at: Date.UTC(2026, 1, 20, 16),
+} satisfies Partial<LeaveBookingInput>;
 const CLOSURE_DAY = { date: "2026-12-24", name: "Office closed", applies_to: "all", deducts_from_leave: true } satisfies Partial<ClosureDayInput>;
 
 // ---- Records as a Store reads them back (lib/records.ts).
@@ -124,6 +163,39 @@ export function aLeaveBookingInput(overrides: Partial<LeaveBookingInput> = {}): 
 
 export function aClosureDayInput(overrides: Partial<ClosureDayInput> = {}): ClosureDayInput {
   return { ...defaultsOf<ClosureDayInput>(HOLIDAY_ENTRY_FIELDS, "input"), ...CLOSURE_DAY, ...overrides };
+}
+
+// ---- Full records: every field that may be null holds a value (FULL_EMPLOYEE, FULL_BOOKING).
+
+/** Without the input-only fields (an external id), which a record does not hold. */
+const recordPart = <F extends FieldSpecs>(fields: F, values: object) =>
+  Object.fromEntries(Object.entries(values).filter(([key]) => fields[key]?.record !== undefined));
+
+export function aFullEmployee(overrides: Partial<EmployeeRecord> = {}): EmployeeRecord {
+  const full = recordPart(EMPLOYEE_FIELDS, FULL_EMPLOYEE);
+  return { ...defaultsOf<EmployeeRecord>(EMPLOYEE_FIELDS, "record", true), ...EMPLOYEE, ...full, ...overrides };
+}
+
+export function aFullEmployeeInput(overrides: Partial<EmployeeInput> = {}): EmployeeInput {
+  return { ...defaultsOf<EmployeeInput>(EMPLOYEE_FIELDS, "input", true), ...EMPLOYEE, ...FULL_EMPLOYEE, ...overrides };
+}
+
+export function aFullStoredEmployee(overrides: Partial<StoredEmployee> = {}): StoredEmployee {
+  return { organisation_id: randomUuid(), ...aFullEmployee(), deleted: false, ...overrides };
+}
+
+export function aFullLeaveBooking(overrides: Partial<LeaveBookingRecord> = {}): LeaveBookingRecord {
+  const full = recordPart(LEAVE_BOOKING_FIELDS, FULL_BOOKING);
+  return { ...defaultsOf<LeaveBookingRecord>(LEAVE_BOOKING_FIELDS, "record", true), ...BOOKING, ...full, ...overrides };
+}
+
+export function aFullLeaveBookingInput(overrides: Partial<LeaveBookingInput> = {}): LeaveBookingInput {
+  return { ...defaultsOf<LeaveBookingInput>(LEAVE_BOOKING_FIELDS, "input", true), ...BOOKING, ...FULL_BOOKING, ...overrides };
+}
+
+export function aFullStoredBooking(overrides: Partial<StoredBooking> = {}): StoredBooking {
+  const booking = { ...defaultsOf<Omit<StoredBooking, "organisation_id" | "deleted">>(LEAVE_BOOKING_FIELDS, "stored", true), ...BOOKING };
+  return { organisation_id: randomUuid(), ...booking, ...recordPart(LEAVE_BOOKING_FIELDS, FULL_BOOKING), deleted: false, ...overrides };
 }
 
 // ---- The API's JSON (lib/api-schemas.ts), shaped from a built record as the API shapes it.

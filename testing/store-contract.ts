@@ -6,13 +6,15 @@
  *
  * Its parts: tokens and rate limits (contract-tokens.ts), the lists and their filters
  * (contract-lists.ts), deletions and calendars (contract-calendars.ts), the reads of
- * restricted credentials (contract-restricted.ts), over what
+ * restricted credentials (contract-restricted.ts), every field written and read back
+ * (contract-round-trip.ts), over what
  * contract-kit.ts gives each.
  */
 import { calendarContract } from "./contract-calendars.ts";
 import { contractKit, type ContractFramework, type StoreContractOptions } from "./contract-kit.ts";
 import { listContract } from "./contract-lists.ts";
 import { restrictedContract } from "./contract-restricted.ts";
+import { roundTripContract } from "./contract-round-trip.ts";
 import { tokenContract } from "./contract-tokens.ts";
 
 export type { ContractFramework, ContractMatchers, StoreContractOptions, StoreUnderTest } from "./contract-kit.ts";
@@ -24,5 +26,6 @@ export function runStoreContract(options: StoreContractOptions, framework: Contr
     listContract(kit);
     calendarContract(kit);
     restrictedContract(kit);
+    roundTripContract(kit);
   });
 }

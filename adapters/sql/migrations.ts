@@ -71,8 +71,8 @@ const initial = ({ date, bool }: { date: string; bool: string }) => [
   `create index "public_holidays_by_year" on "public_holidays" ("organisation_id", "calendar", "year")`,
 ];
 
-// The leave page (leave-page-queries.ts) reads only this index: it leads with the
-// booking's span class (leave-span-classes.ts), an expression rather than a generated
+// The leave page (leave-page/leave-page-queries.ts) reads only this index: it leads with the
+// booking's span class (leave-page/leave-span-classes.ts), an expression rather than a generated
 // column because SQLite never reads a virtual generated column from an index (the page
 // would read every row from the table: half its time at a million bookings), and holds
 // every column the page shows or filters on, in page order, so a page is a few adjacent
@@ -277,7 +277,7 @@ const BODIES_VERSIONED: readonly string[] = [
 
 // Each span class's longest booking, in place of the organisation's longest: a page scans
 // each class from `from` minus the longest span among its own bookings, not the longest
-// its class could hold (lib/leave-span-plan.ts), and skips a class with none. Filled here
+// its class could hold (adapters/sql/leave-page/leave-span-plan.ts), and skips a class with none. Filled here
 // from the bookings stored; imports keep it from then on, in the transaction that writes
 // the bookings.
 const LEAVE_CLASS_SPANS: Record<Dialect, readonly string[]> = {

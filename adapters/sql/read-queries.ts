@@ -1,6 +1,6 @@
 /**
  * The data endpoints' reads in the SQL store, on the reader (a replica when there is one),
- * except the leave page (leave-page-queries.ts). The closure-day and public-holiday reads
+ * except the leave page (leave-page/leave-page-queries.ts). The closure-day and public-holiday reads
  * also serve the import writer inside its transaction.
  */
 import { sql, type Kysely } from "kysely";
@@ -47,7 +47,7 @@ const employeePageQueryOf = <C extends readonly (keyof EmployeesTable)[]>(column
     };
     const arms = leadArms(s);
     if (arms.length === 0) return scan().orderBy("updated_at").orderBy("id").limit(limit);
-    // As the leave page's span classes (leave-page-sql.ts): on Postgres each arm ordered and
+    // As the leave page's span classes (leave-page/leave-page-sql.ts): on Postgres each arm ordered and
     // limited under a Merge Append; SQLite allows neither in a compound's members, and merges.
     const bounded = (lead: LeadArm): ReturnType<typeof scan> =>
       caps.dialect === "postgres"

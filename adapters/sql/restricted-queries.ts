@@ -4,7 +4,7 @@
  * deletions feed, with the selection's `department in (…)` and `holiday_calendar in (…)`
  * on the employee, built per request, on the reader. The pages are the unrestricted ones'
  * compiled scans, each row tested against the set of selected employees
- * (selected-employees.ts): read-queries.ts, leave-page-queries.ts. An unrestricted
+ * (selected-employees.ts): read-queries.ts, leave-page/leave-page-queries.ts. An unrestricted
  * request binds no selection and runs the statements it ran before.
  */
 import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
@@ -37,7 +37,7 @@ function readNow(resource: DeletedResource, selection: EmployeeSelection): RawBu
 const employed = (from: string, to: string) => (eb: ExpressionBuilder<{ e: Tables["employees"] }, "e">) =>
   eb.and([eb.or([eb("e.start_date", "is", null), eb("e.start_date", "<=", to)]), eb.or([eb("e.leaving_date", "is", null), eb("e.leaving_date", ">=", from)])]);
 
-/** Every restricted read but the pages, which are the unrestricted ones' scans with the selection (read-queries.ts, leave-page-queries.ts). */
+/** Every restricted read but the pages, which are the unrestricted ones' scans with the selection (read-queries.ts, leave-page/leave-page-queries.ts). */
 export function restrictedQueries(ctx: SqlContext): Omit<RestrictedReads, "listEmployees" | "listOverlappingLeave"> {
   const { stamps } = ctx;
   const shownEmployees = async (organisationId: string, employees: EmployeeRecord[]) => {

@@ -2,7 +2,7 @@
  * What every part of the SQL store shares: the connections, the dialect's capabilities,
  * the compiled-once queries on each connection, and the guard that turns "cannot reach
  * the database" into StoreUnavailableError. The parts (cursor-key.ts, token-queries.ts,
- * rate-limit-queries.ts, read-queries.ts, leave-page-queries.ts, sql-admin-store.ts) each
+ * rate-limit-queries.ts, read-queries.ts, leave-page/leave-page-queries.ts, sql-admin-store.ts) each
  * take one and are composed into the store by sql-store.ts and sql-admin-store.ts.
  */
 import type { Kysely } from "kysely";

@@ -4,11 +4,11 @@
  * their content changed (changed-rows.ts); leave types, deletions, public holidays and what
  * an import reads back are here, with the bookkeeping that goes with them: deletion
  * tombstones (deletion-writes.ts) and each span class's longest booking
- * (lib/leave-span-plan.ts).
+ * (adapters/sql/leave-page/leave-span-plan.ts).
  */
 import type { Kysely } from "kysely";
 import { parseDate } from "../../lib/dates.ts";
-import { classSpansOf, type ClassSpans } from "../../lib/leave-span-plan.ts";
+import { classSpansOf, type ClassSpans } from "./leave-page/index.ts";
 import type { Sha256Hex } from "../../lib/digest.ts";
 import { importedContent, lastById } from "../../lib/imported-content.ts";
 import type {
@@ -293,7 +293,7 @@ export class SqlImportWriter implements ImportWriter {
 
   /**
    * Keeps each span class's longest booking, which bounds the class's scan from below
-   * (lib/leave-span-plan.ts). It only grows, and in the transaction that writes the
+   * (adapters/sql/leave-page/leave-span-plan.ts). It only grows, and in the transaction that writes the
    * bookings, so no page is planned on less than what it reads. A class whose longest
    * this import already made sure of writes nothing, so that most batches send no
    * statement of their own after their writes.

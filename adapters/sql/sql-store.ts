@@ -8,7 +8,7 @@ import { cursorKey } from "./cursor-key.ts";
 import { dataVersions } from "./data-versions.ts";
 import { deletionQueries } from "./deletion-queries.ts";
 import { deletionSweep } from "./deletion-sweep.ts";
-import { leavePageQueries } from "./leave-page-queries.ts";
+import { leavePageQueries } from "./leave-page/index.ts";
 import { rateLimitQueries } from "./rate-limit-queries.ts";
 import { readQueries } from "./read-queries.ts";
 import { restrictedQueries } from "./restricted-queries.ts";

@@ -108,7 +108,7 @@ export interface LeaveTypesTable extends Tenant, FieldColumns<typeof LEAVE_TYPE_
 
 export interface LeaveBookingsTable extends Tenant, FieldColumns<typeof LEAVE_BOOKING_FIELDS>, Versioned, Rendered {}
 
-/** Each span class's longest booking (lib/leave-span-plan.ts), added by 0012 in place of the organisation's longest. */
+/** Each span class's longest booking (adapters/sql/leave-page/leave-span-plan.ts), added by 0012 in place of the organisation's longest. */
 export interface LeaveClassSpansTable {
   organisation_id: string;
   span_class: number;

@@ -1,18 +1,18 @@
 /**
  * The leave page's statements in the SQL store: the span-class plan of
- * lib/leave-span-plan.ts run as one ordered index scan per class over the page index
+ * leave-span-plan.ts run as one ordered index scan per class over the page index
  * (leave-span-classes.ts), merged by (start_date, id). leave-page-queries.ts runs them.
  */
 import { sql, type Expression, type Kysely } from "kysely";
-import { NO_SPANS, SPAN_CLASS_COUNT, type ClassSpans, type SpanClassArm } from "../../lib/leave-span-plan.ts";
-import type { SqlCapabilities } from "./capabilities.ts";
-import { defineQuery, type QueryDefinition, type Slots } from "./compiled-queries.ts";
+import { NO_SPANS, SPAN_CLASS_COUNT, type ClassSpans, type SpanClassArm } from "./leave-span-plan.ts";
+import type { SqlCapabilities } from "../capabilities.ts";
+import { defineQuery, type QueryDefinition, type Slots } from "../compiled-queries.ts";
 import { spanClassExpression } from "./leave-span-classes.ts";
-import { isSelected, type SelectionValues } from "./selected-employees.ts";
-import { joinedRows } from "./one-row-pages.ts";
-import type { LeaveTypeRow } from "./row-mapping.ts";
-import { perRowCount } from "./row-counts.ts";
-import type { Tables } from "./tables.ts";
+import { isSelected, type SelectionValues } from "../selected-employees.ts";
+import { joinedRows } from "../one-row-pages.ts";
+import type { LeaveTypeRow } from "../row-mapping.ts";
+import { perRowCount } from "../row-counts.ts";
+import type { Tables } from "../tables.ts";
 
 // Named with `as`: the ORDER BY of a UNION ALL may name only the result's column names.
 const LEAVE_COLUMNS = [
@@ -33,12 +33,12 @@ const LEAVE_COLUMNS = [
   "b.updated_at",
 ] as const;
 
-/** What a page of bookings as text reads: the keyset, what a page writes itself, and the kept body (record-bodies.ts). */
+/** What a page of bookings as text reads: the keyset, what a page writes itself, and the kept body (../record-bodies.ts). */
 const LEAVE_TEXT_COLUMNS = ["b.id as id", "b.employee_id", "b.leave_type_id", "b.start_date as start_date", "b.updated_at", "b.rendered"] as const;
 /** LEAVE_TEXT_COLUMNS as a subquery's result names them. */
 export const LEAVE_TEXT_NAMES = ["id", "employee_id", "leave_type_id", "start_date", "updated_at", "rendered"] as const;
 
-/** The values of a leave page; which are bound decides the query (compiled-queries.ts). */
+/** The values of a leave page; which are bound decides the query (../compiled-queries.ts). */
 export interface LeavePageValues extends SelectionValues {
   organisationId: string;
   from: string;
@@ -72,7 +72,7 @@ function planColumns(db: Kysely<Tables>, caps: SqlCapabilities, organisationId: 
   ] as const;
 }
 
-/** The class spans `planColumns` joined into text (null: no booking), by class (lib/leave-span-plan.ts). */
+/** The class spans `planColumns` joined into text (null: no booking), by class (leave-span-plan.ts). */
 export function classSpansOfText(text: string | null): ClassSpans | null {
   if (text === null) return null;
   const spans = [...NO_SPANS];
@@ -175,7 +175,7 @@ const leavePageQueryOf = <C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COL
   defineQuery<LeavePageValues>()((s, db, caps) => leavePage(s, db, caps, columns, rowCount));
 
 /**
- * The page as text in one row (one-row-pages.ts), with the leave context it was planned
+ * The page as text in one row (../one-row-pages.ts), with the leave context it was planned
  * on read in the same statement (so from the same snapshot): the leave types as JSON,
  * each span class's longest booking and whether anyone was deleted, as leaveContextQuery
  * reads them.
@@ -204,7 +204,7 @@ export interface LeaveTextRow {
   leave_type_id: string;
   start_date: string;
   updated_at: number | string;
-  /** Null only for a booking whose body was never written (render-bodies.ts). */
+  /** Null only for a booking whose body was never written (../render-bodies.ts). */
   rendered: string | null;
 }
 

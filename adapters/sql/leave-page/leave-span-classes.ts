@@ -1,14 +1,14 @@
 /**
- * The span classes of lib/leave-span-plan.ts in SQL: the expression that gives a booking's
+ * The span classes of leave-span-plan.ts in SQL: the expression that gives a booking's
  * class, and the leave page's index that leads with it (migration 0002, which holds both
  * as the literal SQL it shipped with). The page query (leave-page-queries.ts) scans the
  * index one class at a time.
  */
-import { classMaxSpan, LAST_BOUNDED_CLASS } from "../../lib/leave-span-plan.ts";
-import type { SqlCapabilities } from "./capabilities.ts";
+import { classMaxSpan, LAST_BOUNDED_CLASS } from "./leave-span-plan.ts";
+import type { SqlCapabilities } from "../capabilities.ts";
 
 /**
- * The class of end_date - start_date, as lib/leave-span-plan.ts's spanClassOf. The page
+ * The class of end_date - start_date, as leave-span-plan.ts's spanClassOf. The page
  * index holds this expression, as migration 0002 wrote it out, and the page query repeats
  * it word for word, which is how the planner matches the two: its text must never change.
  * test/migrations-frozen.pg.test.ts checks, on both dialects, that the migrated index is
@@ -24,7 +24,7 @@ export function spanClassExpression(caps: SqlCapabilities): string {
 /**
  * The leave page's index: the scan's keys first (organisation, class, then page order,
  * then the overlap test's end_date), then every other column the page filters on or
- * returns (the booking's body as text, record-bodies.ts), so that a page never reads
+ * returns (the booking's body as text, ../record-bodies.ts), so that a page never reads
  * the table. "span_class" stands for spanClassExpression(). Migration 0006 froze this
  * list (0002's held the body's columns); test/migrations-frozen.pg.test.ts holds the
  * migrated index to it.

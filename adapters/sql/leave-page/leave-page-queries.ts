@@ -1,7 +1,7 @@
 /**
  * The leave page in the SQL store, as records (`listOverlappingLeave`) and as text for
  * `Store.listText`. The statements are leave-page-sql.ts's; the plan they are written
- * for is lib/leave-page-plan.ts's, from the organisation's leave context.
+ * for is leave-page-plan.ts's, from the organisation's leave context.
  *
  * One text reader per dialect, chosen when the store is built:
  * - by rows (SQLite): the page, then the leave context that checks what it was planned
@@ -13,12 +13,12 @@
  *   leave types) ends in the two statements by rows (`byRows`), which read again on the
  *   newer context a few times and then keep what the last one says is annual.
  */
-import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "../../lib/leave-page-plan.ts";
-import { planLeaveScan } from "../../lib/leave-span-plan.ts";
-import type { LeaveBookingRecord } from "../../lib/records.ts";
-import type { LeavePageQuery, ListText, RestrictedReads, Store } from "../../lib/store.ts";
-import type { EmployeeSelection } from "../../lib/restriction.ts";
-import type { QueryDefinition } from "./compiled-queries.ts";
+import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type LeavePagePlan } from "./leave-page-plan.ts";
+import { planLeaveScan } from "./leave-span-plan.ts";
+import type { LeaveBookingRecord } from "../../../lib/records.ts";
+import type { LeavePageQuery, ListText, RestrictedReads, Store } from "../../../lib/store.ts";
+import type { EmployeeSelection } from "../../../lib/restriction.ts";
+import type { QueryDefinition } from "../compiled-queries.ts";
 import {
   armValues,
   classSpansOfText,
@@ -30,12 +30,12 @@ import {
   type LeavePageValues,
   type LeaveTextRow,
 } from "./leave-page-sql.ts";
-import { splitRows } from "./one-row-pages.ts";
-import { selectionValues } from "./selected-employees.ts";
-import { leaveText, leaveTypeText, listTextOf } from "./record-bodies.ts";
-import { firstRows } from "./row-counts.ts";
-import { bool, instant, toLeaveBooking, toLeaveType, type LeaveTypeRow } from "./row-mapping.ts";
-import type { SqlContext } from "./sql-context.ts";
+import { splitRows } from "../one-row-pages.ts";
+import { selectionValues } from "../selected-employees.ts";
+import { leaveText, leaveTypeText, listTextOf } from "../record-bodies.ts";
+import { firstRows } from "../row-counts.ts";
+import { bool, instant, toLeaveBooking, toLeaveType, type LeaveTypeRow } from "../row-mapping.ts";
+import type { SqlContext } from "../sql-context.ts";
 
 /** Plans remembered, by organisation (the one-row reader's); past this many, the least recently used goes. */
 const REMEMBERED_PLANS = 10_000;
@@ -89,12 +89,12 @@ type TextOfRows = (q: LeavePageQuery, rows: readonly { row: LeaveTextRow; type: 
 export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingLeave"> & {
   /** The page as text, of the selected employees' bookings when `selection` is given (a restricted client's). */
   leaveText: (q: LeavePageQuery, selection?: EmployeeSelection) => Promise<ListText | null>;
-  /** A restricted client's page (restricted-queries.ts): the same scan, of the selected employees' bookings. */
+  /** A restricted client's page (../restricted-queries.ts): the same scan, of the selected employees' bookings. */
   restrictedLeave: RestrictedReads["listOverlappingLeave"];
 } {
   const { stamps } = ctx;
 
-  /** The page's rows: its SQL reads a few more than `rows` at most (row-counts.ts), and the rest are dropped. */
+  /** The page's rows: its SQL reads a few more than `rows` at most (../row-counts.ts), and the rest are dropped. */
   const pageRows = async <R>(
     query: (rows: number) => QueryDefinition<LeavePageValues, R>,
     q: LeavePageQuery,
@@ -141,7 +141,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     }
   };
 
-  /** The query with a sync's `updated_since` as the stamps stored (published-stamps.ts). */
+  /** The query with a sync's `updated_since` as the stamps stored (../published-stamps.ts). */
   const storedQuery = async (q: LeavePageQuery): Promise<LeavePageQuery> => {
     const since = q.filters.updated_since;
     return since === undefined ? q : { ...q, filters: { ...q.filters, updated_since: await stamps.storedSince(q.organisationId, since) } };
@@ -165,7 +165,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   /** The text by rows: two statements. */
   const textByRows = async (q: LeavePageQuery, selection?: EmployeeSelection) => textOf(q, await byRows(leaveTextQuery, q, q.limit + 1, selection));
 
-  /** The text in one statement and one row (one-row-pages.ts); by rows after three contexts that did not cover their page. */
+  /** The text in one statement and one row (../one-row-pages.ts); by rows after three contexts that did not cover their page. */
   const textInOneRow = async (q: LeavePageQuery, selection?: EmployeeSelection): Promise<ListText | null> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 0; attempt < 3; attempt++) {

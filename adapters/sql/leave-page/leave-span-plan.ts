@@ -1,7 +1,7 @@
 /**
  * Span classes: how the overlap scan of GET /v1/leave-requests stays cheap however many
  * bookings an organisation has. This is the plan, as data; a store executes it (the SQL
- * store: adapters/sql/leave-page-queries.ts, over the index of adapters/sql/leave-span-classes.ts).
+ * store: leave-page-queries.ts, over the index of leave-span-classes.ts).
  *
  * A booking overlaps [from, to] when start_date <= to and end_date >= from. Keyset order
  * is (start_date, id), so the scan runs over start_date; its lower end has to reach back
@@ -15,7 +15,7 @@
  * and merges the classes in (start_date, id) order. What is thrown away is then at most
  * about as many bookings as actually straddle `from`, not six months' worth.
  */
-import { addDays } from "./dates.ts";
+import { addDays } from "../../../lib/dates.ts";
 
 /** Classes 0..LAST_BOUNDED_CLASS hold spans below 2^class days; the last class holds the rest. */
 export const LAST_BOUNDED_CLASS = 9;
