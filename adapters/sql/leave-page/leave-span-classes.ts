@@ -25,7 +25,9 @@ export function spanClassExpression(caps: SqlCapabilities): string {
  * The leave page's index: the scan's keys first (organisation, class, then page order,
  * then the overlap test's end_date), then every other column the page filters on or
  * returns (the booking's body as text, ../record-bodies.ts), so that a page never reads
- * the table. "span_class" stands for spanClassExpression(). Migration 0006 froze this
+ * the table. Read by rowid or heap pointer instead, the bodies of a page's rows cost more
+ * than the index's width saves an import (bench/RESULTS.md, "The body out of the page
+ * index"). "span_class" stands for spanClassExpression(). Migration 0006 froze this
  * list (0002's held the body's columns); test/migrations-frozen.pg.test.ts holds the
  * migrated index to it.
  */
