@@ -63,6 +63,10 @@ describe("the report", () => {
     expect(hintFor({ field: "frist_name", problem: "", code: "unknown_field", value: "first_name" }, { mapped: true })).toBe("");
     expect(hintFor({ field: "leave_type.colour", problem: "", code: "unknown_field" }, { mapped: true })).toBe("");
     const allowed = ["pending", "approved", "cancelled"];
+    // Another system's word for one of them, where the field takes it ("Requested" is pending).
+    expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Requested", allowed }, { mapped: true })).toBe(
+      '; map the file\'s words under "values", e.g. "values": {"status": {"Requested": "pending"}}',
+    );
     expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Canceled", allowed }, { mapped: true })).toBe(
       '; map the file\'s words under "values", e.g. "values": {"status": {"Canceled": "cancelled"}}',
     );

@@ -166,14 +166,18 @@ function codeOf(issue: v.BaseIssue<unknown>): ProblemCode {
 /** A picklist's options, from what valibot says it expects (`"am" | "pm"`). */
 function picklistOptions(expected: string | null): string[] {
   if (expected === null) return [];
-  return expected.split(" | ").flatMap((o) => {
-    try {
-      const value: unknown = JSON.parse(o);
-      return typeof value === "string" ? [value] : [];
-    } catch {
-      return [];
-    }
-  });
+  // Five or more options come wrapped in brackets: ("a" | "b" | …).
+  return expected
+    .replace(/^\((.*)\)$/, "$1")
+    .split(" | ")
+    .flatMap((o) => {
+      try {
+        const value: unknown = JSON.parse(o);
+        return typeof value === "string" ? [value] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** The allowed field closest to `name` when it is plausibly a typo of it (edit distance ≤ 2). */

@@ -21,6 +21,7 @@ import { mapsRows, NO_MAP, type ImportMap } from "./import-map.ts";
 import { createPruner, type PruneOptions, type Pruner } from "./prune.ts";
 import { createRecordShaper, type MappingReport } from "./shape-records.ts";
 import { toUtf8 } from "./text-encodings.ts";
+import type { EncodingGuess } from "./encoding-guess.ts";
 import { createApplier } from "./apply-rows.ts";
 import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
 import { ProblemReport } from "./problem-report.ts";
@@ -121,6 +122,8 @@ export interface ImportRecordsOptions {
   describe?: boolean;
   /** Told once when the import waits for another writer (AdminStore's `runImport`). */
   onWait?: (reason: string) => void;
+  /** Filled while the records are read: where a dry run read on as Windows-1252 (encoding-guess.ts). */
+  encodingGuesses?: EncodingGuess[];
 }
 
 /** How many rows `describe` shows. */
@@ -137,6 +140,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
     mapped: options.map !== undefined && mapsRows(options.map),
     defaults: Object.keys((options.map ?? NO_MAP).defaults),
     describeField: (field) => shaper.describeField(field),
+    columnOf: (field) => shaper.columnOf(field),
   });
   let fileProblem: FileProblem | null = null;
   let rows = 0;
@@ -148,6 +152,9 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
   let prunedList: RecordLabel[] | undefined;
   // What the appliers find against the store (an unknown employee, a leave type that disagrees).
   const fail = (line: number, field: string, problem: string) => failures.add(line, { field, problem, code: "conflict" });
+  const tellGuesses = () => {
+    for (const guess of options.encodingGuesses?.splice(0) ?? []) failures.addOfFile(guess.line, encodingProblem(guess));
+  };
   try {
     await store.runImport(
       async (writer) => {
@@ -160,6 +167,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
         let batch: PendingRow[] = [];
         try {
           for await (const { line, record } of options.records) {
+            tellGuesses();
             if (record instanceof CsvHeader) {
               const problems = shaper.header(record.names);
               const read = shaper.report()?.read ?? [];
@@ -196,6 +204,7 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
               batch = [];
             }
           }
+          tellGuesses();
           await applier.applyBatch(batch);
           await applier.finish();
           if (pruner !== null && failures.count === 0) ({ pruned, listed: prunedList } = await pruner.finish(rows));
@@ -235,6 +244,16 @@ export async function importRecords(store: AdminStore, options: ImportRecordsOpt
     kept: [...keptFields],
     ...(options.describe ? { mapping: shaper.report(), sample } : {}),
   });
+}
+
+/** A dry run read on as Windows-1252: said as a problem (so nothing is kept) with the key that names the encoding. */
+function encodingProblem(guess: EncodingGuess): ImportProblem {
+  return {
+    field: "row",
+    problem: `is not valid UTF-8, and reads as Windows-1252 (${JSON.stringify(guess.word)}); this dry run read it so, to find the other problems`,
+    code: "encoding",
+    value: guess.word,
+  };
 }
 
 type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "prunedList" | "kept" | "mapping" | "sample">;
@@ -317,6 +336,7 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
   const progress = options.progress ? createProgressLine(options.progress, undefined, undefined, size) : null;
   let bytesRead = 0;
   let records: AsyncIterable<SourceRecord>;
+  const encodingGuesses: EncodingGuess[] = [];
   // The workbook reader and its library load only when a workbook is read.
   if (format === "xlsx" || chunks === null) {
     // Only the shared strings of the columns the map reads are kept (read-xlsx.ts): the header decides which.
@@ -334,6 +354,7 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
           })
         : chunks,
       map.encoding,
+      options.dryRun && map.encoding === undefined ? (guess) => encodingGuesses.push(guess) : undefined,
     );
     if (format === "csv") {
       const known = new Set([...importColumns(options.kind, true), ...Object.keys(map.columns)]);
@@ -354,6 +375,7 @@ export async function importFile(store: AdminStore, options: ImportFileOptions):
       prune: options.prune,
       describe: options.describe,
       onWait: options.onWait,
+      encodingGuesses,
     });
   } finally {
     progress?.done();
