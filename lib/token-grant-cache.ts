@@ -118,7 +118,7 @@ export function withTokenGrantCache(store: Store, options: TokenGrantCacheOption
     listAllClients: () => store.listAllClients(),
     rotateClientSecret: (clientId, secretDigest, previousExpiresAt) => store.rotateClientSecret(clientId, secretDigest, previousExpiresAt),
     revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
-    runImport: <T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions) => store.runImport(work, options),
+    runImport: <T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions<T>) => store.runImport(work, options),
     findEmployeeForErasure: (organisationId, key) => store.findEmployeeForErasure(organisationId, key),
     scrubDeleted: (options) => store.scrubDeleted(options),
   };
