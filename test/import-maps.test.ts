@@ -152,7 +152,7 @@ describe("a BambooHR-style export through a map", () => {
       `${file}:2: start_date (column "Hire Date"): must be a real date MM/DD/YYYY, not "13/01/2021"; set the map's "dates" (or --date-format) to the format the file writes its dates in, e.g. "dates": "DD/MM/YYYY"`,
       `${file}:2: status (column "Status"): "On Leave" is not a status; statuses are lower-case letters and "_" (at most 30) such as active or terminated; map it under "values", e.g. "values": {"status": {"On Leave": "on_leave"}}`,
       `${file}:3: start_date (column "Hire Date"): must be a real date MM/DD/YYYY, not "1/5/2020" (for days and months of one digit, use M/D/YYYY); set the map's "dates" (or --date-format) to the format the file writes its dates in, e.g. "dates": "D/M/YYYY" (or "M/D/YYYY", if the month comes first)`,
-      `${file}:3: first_name (column "First Name"): is required and must not be empty`,
+      `${file}:3: first_name (column "First Name"): is required and must not be empty; fill the cell, or give empty cells one value under "defaults", e.g. "defaults": {"first_name": "…"}`,
     ]);
   });
 
@@ -255,7 +255,7 @@ describe("encodings", () => {
     const { run, employees } = await setup();
     const file = tempFile("csv", windows1252(text.replace("Łukasz", "Lukas")));
     expect(errorsOf(await run("employees", file))).toEqual([
-      `${file}:2: row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le (reading stopped at this line)`,
+      `${file}:2: row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le or "encoding" in a --map file (reading stopped at this line; --dry-run reads on to find the other problems)`,
     ]);
     expectOk(await run("employees", file, { map: employeeMap({ encoding: "windows-1252" }) }));
     expect(await names(employees)).toBe("José O’Brien – “Jr” / Zoë Müller-Lukas");

@@ -111,6 +111,11 @@ export function hintFor(problem: ImportProblem, context: HintContext): string {
           : `, e.g. "dates": ${JSON.stringify(first)}${second === undefined ? "" : ` (or ${JSON.stringify(second)}, if the ${second.startsWith("D") ? "day" : "month"} comes first)`}`;
       return `; set the map's "dates" (or --date-format) to the format the file writes its dates in${example}`;
     }
+    case "required":
+      // An empty cell of another system's column: the cell, or the map's value for its empty cells.
+      return context.column === undefined
+        ? ""
+        : `; fill the cell, or give empty cells one value under "defaults", e.g. "defaults": {${JSON.stringify(problem.field)}: "…"}${context.mapped ? "" : " in a --map file"}`;
     case "encoding":
       return `; name the encoding with "encoding": "windows-1252" ${context.mapped ? "in the map" : "in a --map file"} (or --encoding windows-1252), or save the file as UTF-8`;
     case "half_day":

@@ -120,7 +120,7 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
 /** Input must be UTF-8 (README "Importing data"); the first line that is not stops the import. */
 export const notUtf8 = (line: number) =>
   new FileProblem(
-    "row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le (reading stopped at this line)",
+    `row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le or "encoding" in a --map file (reading stopped at this line; --dry-run reads on to find the other problems)`,
     line,
   );
 
