@@ -107,7 +107,11 @@ export const snakeWord = (noun: string, plural: string, examples: string) =>
   );
 export const calendarKey = v.pipe(
   v.string(expected("a calendar key like GB or GB-ENG")),
-  v.regex(CALENDAR_KEY_PATTERN, (i) => `must be a calendar key like GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$), not ${describeValue(i.input)}`),
+  v.regex(
+    CALENDAR_KEY_PATTERN,
+    (i) =>
+      `must be a calendar key like GB or GB-ENG (a country in two capital letters, and for a region a dash and two or three more), not ${describeValue(i.input)}`,
+  ),
 );
 export const instant = v.nullish(
   v.pipe(
