@@ -288,6 +288,7 @@ export function createMemoryStore(data?: StoreContents, options: MemoryStoreOpti
         open();
         const draft = copyTables(tables);
         const result = await work(memoryImportWriter(draft, (id) => organisations.has(id)));
+        if (options?.keep?.(result) === false) return result;
         publishLate(tables, draft, clock() - startedAt, clock());
         tables = draft;
         dataGeneration++;

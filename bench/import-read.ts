@@ -11,7 +11,7 @@ import { createRecordNormaliser, type ImportKind } from "../scripts/import/norma
 import { readCsv } from "../scripts/import/read-csv.ts";
 import { readJsonArray } from "../scripts/import/read-json-array.ts";
 import { readJsonl } from "../scripts/import/read-jsonl.ts";
-import { chooseFormat, openFile } from "../scripts/import/source.ts";
+import { formatOf, openFile } from "../scripts/import/source.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -21,7 +21,8 @@ const { values } = parseArgs({
 if (!values.kind || !values.file) throw new Error("usage: bun bench/import-read.ts --kind employees|leave|holidays --file FILE [--runs 5] [--rows N]");
 const kind = values.kind as ImportKind;
 const file = values.file;
-const format = chooseFormat(file);
+const format = formatOf(file);
+if (format === null) throw new Error("name the file .jsonl, .json or .csv");
 const read = format === "csv" ? readCsv : format === "json" ? readJsonArray : readJsonl;
 const limit = values.rows === undefined ? Number.POSITIVE_INFINITY : Number(values.rows);
 

@@ -200,17 +200,24 @@ export interface AdminStore {
    */
   revokeClient(clientId: string, now: number): Promise<ApiClient | null>;
   /**
-   * Runs `work` in one transaction: commits when it resolves, rolls everything back and
-   * rejects with the error when it throws. Imports running at the same time each land whole.
+   * Runs `work` in one transaction: commits when it resolves (unless `options.keep` says
+   * not to: then rolls back and resolves), rolls everything back and rejects with the
+   * error when it throws. Imports running at the same time each land whole.
    * What it writes is shown with the `now` it was written with when it commits within
    * PUBLISH_AS_STAMPED_MS of its start; a longer one is shown as of its commit (docs/api.md,
    * "Incremental sync": visible at most 2 s after its `updated_at`).
    */
-  runImport<T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions): Promise<T>;
+  runImport<T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions<T>): Promise<T>;
 }
 
-/** How `runImport` runs: for real (the default) or as a dry run, and what it says while it waits. */
-export interface ImportRunOptions {
+/** How `runImport` runs: for real (the default) or as a dry run, what it says while it waits, and whether it keeps what the work wrote. */
+export interface ImportRunOptions<T = unknown> {
+  /**
+   * Asked with what `work` resolved with: false rolls everything back (nothing is kept, as
+   * when `work` throws) and `runImport` resolves with that value all the same. An import
+   * that found problems in its file ends so, without an exception to unwind it.
+   */
+  keep?: (result: T) => boolean;
   /**
    * Check and count only: `work` runs as it would, against a private copy of what it
    * touches, and nothing is kept whether it resolves or throws. A dry run takes no lock

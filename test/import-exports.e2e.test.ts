@@ -103,7 +103,12 @@ describe.each([
     // Without the map: every column unknown, at the header, split at ';' so that the names are real, and a hint.
     const bare = await importing("--kind", "employees", csv);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toContain(`"First Name" looks like first_name: map it with "columns": {"First Name": "first_name"}`);
+    expect(bare.stderr).toContain(
+      `they look like these fields (read so here, to check the values): "columns": {"Employee #": "external_id", "First Name": "first_name",`,
+    );
+    expect(bare.stderr).toContain(
+      `start_date (column "Hire Date"): must be a real date YYYY-MM-DD, not "03/01/2021"; set the map's "dates" (or --date-format) to the format the file writes its dates in, e.g. "dates": "MM/DD/YYYY"`,
+    );
     expect(bare.stderr).toContain("can be mapped to these fields with --map FILE");
 
     const dry = await importing("--kind", "employees", "--map", map, csv, "--dry-run");

@@ -45,8 +45,7 @@ async function setup() {
 }
 
 const errorsOf = (outcome: ImportOutcome) => (outcome.ok ? [] : outcome.errors);
-const NOT_UTF8 =
-  "row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le (reading stopped at this line)";
+const NOT_UTF8 = `row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le or "encoding" in a --map file (reading stopped at this line; --dry-run reads on to find the other problems)`;
 /** A JSONL line of exactly `bytes` bytes holding a valid employee: JSON whitespace pads it. */
 const paddedLine = (externalId: string, bytes: number) => {
   const record = `{"external_id":"${externalId}","first_name":"Ann","last_name":"Lee","status":"active"`;

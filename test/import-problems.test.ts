@@ -63,12 +63,43 @@ describe("the report", () => {
     expect(hintFor({ field: "frist_name", problem: "", code: "unknown_field", value: "first_name" }, { mapped: true })).toBe("");
     expect(hintFor({ field: "leave_type.colour", problem: "", code: "unknown_field" }, { mapped: true })).toBe("");
     const allowed = ["pending", "approved", "cancelled"];
+    // Another system's word for one of them, where the field takes it ("Requested" is pending).
+    expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Requested", allowed }, { mapped: true })).toBe(
+      '; map the file\'s words under "values", e.g. "values": {"status": {"Requested": "pending"}}',
+    );
     expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Canceled", allowed }, { mapped: true })).toBe(
       '; map the file\'s words under "values", e.g. "values": {"status": {"Canceled": "cancelled"}}',
     );
     expect(hintFor({ field: "status", problem: "", code: "not_allowed", value: "Denied", allowed }, { mapped: false })).toBe(
       '; map the file\'s words under "values", e.g. "values": {"status": {"Denied": "…"}} in a --map file',
     );
+  });
+
+  test("the hints of the first dry run: the encoding, the date format the file's dates fit, the column to map to null, the defaults", () => {
+    expect(hintFor({ field: "row", problem: "", code: "encoding" }, { mapped: false })).toBe(
+      '; name the encoding with "encoding": "windows-1252" in a --map file (or --encoding windows-1252), or save the file as UTF-8',
+    );
+    const date = { field: "start_date", problem: "", code: "date_format" as const };
+    expect(hintFor(date, { mapped: true, dateFormats: ["MM/DD/YYYY"] })).toEndWith(', e.g. "dates": "MM/DD/YYYY"');
+    expect(hintFor(date, { mapped: true, dateFormats: ["DD/MM/YYYY", "MM/DD/YYYY"] })).toEndWith(
+      ', e.g. "dates": "DD/MM/YYYY" (or "MM/DD/YYYY", if the month comes first)',
+    );
+    expect(hintFor({ field: "days", problem: "", code: "half_day" }, { mapped: true, column: "Amount (days)" })).toBe(
+      '; to leave the column out, name it under "columns": {"Amount (days)": null}',
+    );
+    // Without a column of another name there is no map to point to: the message says it all.
+    expect(hintFor({ field: "days", problem: "", code: "half_day" }, { mapped: false })).toBe("");
+    expect(hintFor({ field: "first_name", problem: "", code: "required" }, { mapped: true, column: "Vorname" })).toBe(
+      '; fill the cell, or give empty cells one value under "defaults", e.g. "defaults": {"first_name": "…"}',
+    );
+    expect(hintFor({ field: "first_name", problem: "", code: "required" }, { mapped: false })).toBe("");
+  });
+
+  test("a date hint names the format every wrong date of the file fits, known once all are read", () => {
+    const r = new ProblemReport({ label: "x.csv", mapped: true, defaults: [], describeField: (f) => f });
+    r.add(2, { field: "start_date", problem: "p", code: "date_format", value: "03/02/2026" });
+    r.add(3, { field: "start_date", problem: "p", code: "date_format", value: "12/21/2026" });
+    expect(r.list.listed().map((l) => l.slice(l.indexOf("e.g.")))).toEqual(['e.g. "dates": "MM/DD/YYYY"', 'e.g. "dates": "MM/DD/YYYY"']);
   });
 
   test("the closing count puts header problems apart from rows", () => {

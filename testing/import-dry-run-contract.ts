@@ -73,6 +73,27 @@ export function runImportDryRunCases(framework: ContractFramework, withStore: Wi
     );
 
     test(
+      "work whose result `keep` refuses resolves with it and keeps nothing, dry run or not",
+      withStore(async (store) => {
+        await store.createOrganisation(organisation(ORG_A));
+        await store.runImport(async (w) => w.upsertEmployees(ORG_A, [employee(E1)], U[1]));
+        const before = await everything(store, ORG_A);
+        const work = async (w: Parameters<Parameters<AdminStore["runImport"]>[0]>[0]) => {
+          await w.upsertEmployees(ORG_A, [employee(E1, { first_name: "Renamed" }), employee(E2)], U[2]);
+          await w.deleteEmployees(ORG_A, [E1], U[2]);
+          return { ok: false as const, problems: 1 };
+        };
+        for (const dryRun of [true, false]) {
+          expect(await store.runImport(work, { dryRun, keep: (result) => result.ok })).toEqual({ ok: false, problems: 1 });
+          expect(await everything(store, ORG_A)).toEqual(before);
+        }
+        // The store is free for the next import, which lands.
+        await store.runImport(async (w) => w.upsertEmployees(ORG_A, [employee(E2)], U[3]), { keep: () => true });
+        expect((await everything(store, ORG_A)).employees.map((e) => e.id).sort()).toEqual([E1, E2].sort());
+      }),
+    );
+
+    test(
       "a dry run that throws rejects with its error and keeps nothing",
       withStore(async (store) => {
         await store.createOrganisation(organisation(ORG_A));

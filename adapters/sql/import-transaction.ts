@@ -110,8 +110,8 @@ async function refreshStatistics(ctx: SqlContext): Promise<void> {
  * first invalid one, after which nothing is written) holds up no other writer, and a file
  * rejected before its first write never takes the lock at all.
  */
-export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>, options: ImportRunOptions = {}): Promise<T> {
-  if (options.dryRun) return dryRunImport(ctx, work);
+export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>, options: ImportRunOptions<T> = {}): Promise<T> {
+  if (options.dryRun) return dryRunImport(ctx, work, options.keep);
   // BEGIN and COMMIT by hand on one connection, not Kysely's transaction(): when
   // COMMIT itself fails (a full disk shows there once the page cache holds the
   // import's pages), SQLite has already rolled back, Kysely's ROLLBACK then fails
@@ -134,6 +134,10 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         // Nothing asked of the writer: nothing to write or commit.
         if (begun === null) return done;
         await begun;
+        if (options.keep?.(done) === false) {
+          await rollBack(conn, ctx);
+          return done;
+        }
         await writer.finish(stamps.writtenOrganisations());
         deletedAny = writer.deletedAny;
         await newDataVersions(conn, named, ctx.options.randomBytes);
@@ -143,11 +147,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         return done;
       } catch (error) {
         if (begun === null) throw error;
-        // The first error is the real one; a rollback after SQLite's own can only fail.
-        await sql`rollback`.execute(conn).catch(() => {});
-        // What the import spilled into SQLite's log is given back: after a full disk,
-        // the tokens file beside it (sqlite-store.ts) must still find room to write.
-        if (!ctx.caps.advisoryLocks) await sql`pragma wal_checkpoint(truncate)`.execute(conn).catch(() => {});
+        await rollBack(conn, ctx);
         throw error;
       }
     }),
@@ -159,6 +159,14 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   return result;
 }
 
+/** Rolls an import back on `conn`, and gives back what it spilled into SQLite's log. */
+async function rollBack(conn: Kysely<Tables>, ctx: SqlContext): Promise<void> {
+  // After an error the first error is the real one; a rollback after SQLite's own can only fail.
+  await sql`rollback`.execute(conn).catch(() => {});
+  // After a full disk, the tokens file beside it (sqlite-store.ts) must still find room to write.
+  if (!ctx.caps.advisoryLocks) await sql`pragma wal_checkpoint(truncate)`.execute(conn).catch(() => {});
+}
+
 /**
  * A dry run: the same writer and the same work, against the temporary copies of
  * dry-run-shadow.ts, in a transaction that is always rolled back. It takes no lock and
@@ -166,7 +174,7 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
  * snapshot and whose writes go to the connection's temporary database; on Postgres no
  * organisation lock (it publishes nothing).
  */
-async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => Promise<T>, keep?: (result: T) => boolean): Promise<T> {
   return withImportCache(ctx, () =>
     ctx.db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
@@ -176,8 +184,8 @@ async function dryRunImport<T>(ctx: SqlContext, work: (writer: ImportWriter) => 
         const stamps = new ImportStamps(conn, ctx.caps, ctx.options.now ?? Date.now, null);
         const writer = new SqlImportWriter(conn, ctx.caps, ctx.boolValue, stamps, ctx.sha256Hex);
         const done = await work(callingFirst(writer, (organisationId) => shadow.include(organisationId)));
-        // What `finish` does can fail (a staged row the table refuses): a dry run must find it too.
-        await writer.finish(stamps.writtenOrganisations());
+        // What `finish` does can fail (a staged row the table refuses): a dry run that would commit must find it too.
+        if (keep?.(done) !== false) await writer.finish(stamps.writtenOrganisations());
         return done;
       } finally {
         await sql`rollback`.execute(conn).catch(() => {});

@@ -1,12 +1,20 @@
 /** `leaveapi import --org ORG_ID --kind employees|leave|holidays [--format …] [--map FILE] [--prune] [--dry-run] FILE` (docs/cli.md, "The import format"). */
 import { CommandError, UsageError, parseCommandArgs, report, requireValue, type Command, type CommandContext } from "../cli-kit.ts";
-import { IMPORT_KINDS, importFile, type ImportFormat, type ImportKind, type ImportOutcome, type PublicHolidayReplacement } from "../import/import-file.ts";
+import {
+  IMPORT_KINDS,
+  runPlannedImport,
+  type ImportFormat,
+  type ImportKind,
+  type ImportOutcome,
+  type PublicHolidayReplacement,
+} from "../import/import-file.ts";
+import { planImport } from "../import/import-plan.ts";
 import { checkImportMap, MapProblem, readImportMap, type DateFormat, type ImportMap } from "../import/import-map.ts";
 import { importColumns } from "../import/normalise-records.ts";
 import { describeStoreFailure } from "../import/store-failure.ts";
 import { DEFAULT_PRUNE_MAX_PERCENT, type PruneOptions } from "../import/prune.ts";
 import type { MappingReport } from "../import/shape-records.ts";
-import { chooseFormat, FileProblem, IMPORT_FORMATS } from "../import/source.ts";
+import { formatOf, IMPORT_FORMATS } from "../import/source.ts";
 import { toIsoDate } from "../import/source-dates.ts";
 import { locateStore, organisationNamed, withMigratedStore } from "../open-store.ts";
 import { announced, sayWaiting } from "../writer-wait.ts";
@@ -126,17 +134,11 @@ async function importCommandBody(ctx: CommandContext): Promise<void> {
   const prune = pruneFlags && withRange(pruneFlags, map.dates);
   await withMigratedStore(ctx, async (store) => {
     const org = await organisationNamed(store, given);
+    const planned = planImport({ organisationId: org.id, kind, file, format, map, dryRun, prune, describe: true });
+    if (!planned.ok) return failed(ctx, { ok: false, errors: [planned.problem], invalidRows: 0 }, { stdin: false, mapHint: false });
     const onWait = await sayWaiting(store, ctx.io, "importing");
     const run = () =>
-      importFile(store, {
-        organisationId: org.id,
-        kind,
-        file,
-        format: chosen ?? format,
-        dryRun,
-        map,
-        prune,
-        describe: true,
+      runPlannedImport(store, planned.plan, {
         // Another import (or erasure) holds what this one must write under: one line naming it, then it waits.
         onWait,
         stdin: ctx.io.stdin,
@@ -213,20 +215,6 @@ function describeMapping(mapping: MappingReport): string[] {
     ...(mapping.skipped.length > 0 ? [`skipped columns: ${mapping.skipped.map((c) => JSON.stringify(c)).join(", ")}`] : []),
     ...(mapping.missing.length > 0 ? [`mapped but not in the file: ${mapping.missing.map((c) => JSON.stringify(c)).join(", ")}`] : []),
   ];
-}
-
-/**
- * The file's format, decided once for the whole import (--format, else the name; stdin is
- * JSON Lines): `null` when the name does not tell, which importFile then reports in its
- * own words.
- */
-function formatOf(file: string, format: ImportFormat | undefined): ImportFormat | null {
-  try {
-    return chooseFormat(file, format);
-  } catch (error) {
-    if (!(error instanceof FileProblem)) throw error;
-    return null;
-  }
 }
 
 /** --prune's options with --range still as given: its dates are read in the map's format, once the map is read. */

@@ -107,7 +107,11 @@ export const snakeWord = (noun: string, plural: string, examples: string) =>
   );
 export const calendarKey = v.pipe(
   v.string(expected("a calendar key like GB or GB-ENG")),
-  v.regex(CALENDAR_KEY_PATTERN, (i) => `must be a calendar key like GB or GB-ENG (^[A-Z]{2}(-[A-Z]{2,3})?$), not ${describeValue(i.input)}`),
+  v.regex(
+    CALENDAR_KEY_PATTERN,
+    (i) =>
+      `must be a calendar key like GB or GB-ENG (a country in two capital letters, and for a region a dash and two or three more), not ${describeValue(i.input)}`,
+  ),
 );
 export const instant = v.nullish(
   v.pipe(
@@ -166,14 +170,18 @@ function codeOf(issue: v.BaseIssue<unknown>): ProblemCode {
 /** A picklist's options, from what valibot says it expects (`"am" | "pm"`). */
 function picklistOptions(expected: string | null): string[] {
   if (expected === null) return [];
-  return expected.split(" | ").flatMap((o) => {
-    try {
-      const value: unknown = JSON.parse(o);
-      return typeof value === "string" ? [value] : [];
-    } catch {
-      return [];
-    }
-  });
+  // Five or more options come wrapped in brackets: ("a" | "b" | …).
+  return expected
+    .replace(/^\((.*)\)$/, "$1")
+    .split(" | ")
+    .flatMap((o) => {
+      try {
+        const value: unknown = JSON.parse(o);
+        return typeof value === "string" ? [value] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** The allowed field closest to `name` when it is plausibly a typo of it (edit distance ≤ 2). */

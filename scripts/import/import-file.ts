@@ -1,87 +1,40 @@
 /**
  * `leaveapi import`: one file (or stdin) of one kind into one organisation, whole or not
- * at all (docs/cli.md, "Errors and transactions").
+ * at all (docs/cli.md, "Errors and transactions"), as one plan (import-plan.ts) run
+ * through typed stages over rows-or-problems (README.md): read → decode → map →
+ * validate → write. No stage throws to say what it found; a problem is a value, put into
+ * words at the edge (problem-report.ts). The write stage runs in the store's one
+ * transaction, which `keep` keeps only when no problem was found; a dry run is the same
+ * pipeline in a transaction that is always rolled back.
  *
- * Records stream from the file and are validated one by one, then checked against the
- * store and written in batches of BATCH_SIZE, all inside one transaction. Every invalid
- * row is reported as `FILE:LINE: field: what is wrong` (reading goes on after the first
- * error so that all are found); when there is any, the transaction is rolled back and
- * nothing is written. A file that cannot be read as a whole gives one `FILE: problem`.
- * The problems listed are the first thousand by line; the rest are counted (problem-list.ts).
  * Memory stays flat for JSONL, CSV and JSON arrays alike; what is held for the whole file
  * is small or bounded: the leave types seen, public-holiday rows, the error lines, and
  * per employee the derived id and calendar facts. (The SQLite store also keeps a 16-byte
  * fingerprint per new booking it holds back for one sorted insert, a million at most:
  * adapters/sql/staged-inserts.ts.)
  */
-import type { AdminStore, RecordLabel, WriteCounts } from "../../lib/admin-store.ts";
-import { createRecordNormaliser, importColumns, type ImportKind, type ImportRow } from "./normalise-records.ts";
-import type { ImportProblem } from "./field-rules.ts";
-import { mapsRows, NO_MAP, type ImportMap } from "./import-map.ts";
-import { createPruner, type PruneOptions, type Pruner } from "./prune.ts";
-import { createRecordShaper, type MappingReport } from "./shape-records.ts";
-import { toUtf8 } from "./text-encodings.ts";
-import { createApplier } from "./apply-rows.ts";
-import { noCounts, type ImportContext, type PendingRow, type PublicHolidayReplacement } from "./import-context.ts";
+import type { AdminStore } from "../../lib/admin-store.ts";
+import { noCounts, type ImportContext, type PublicHolidayReplacement } from "./import-context.ts";
+import { mapsRows, type ImportMap } from "./import-map.ts";
+import { failure, fileFailure, success, type ImportOutcome } from "./import-outcome.ts";
+import { planImport, type ImportPlan } from "./import-plan.ts";
+import { importColumns, type ImportKind } from "./normalise-records.ts";
 import { ProblemReport } from "./problem-report.ts";
-import type { ProblemCode } from "./problem-codes.ts";
 import { createProgressLine } from "./progress.ts";
-import { readCsv } from "./read-csv.ts";
-import { readJsonArray } from "./read-json-array.ts";
-import { readJsonl } from "./read-jsonl.ts";
-import {
-  chooseFormat,
-  countingBytes,
-  CsvHeader,
-  FileProblem,
-  openFile,
-  sourceLabel,
-  UnreadableRecord,
-  type ImportFormat,
-  type SourceRecord,
-} from "./source.ts";
+import type { PruneOptions } from "./prune.ts";
+import type { ImportFormat, SourceRecord } from "./source.ts";
+import { decodeRecords, decodeSource, type Decoded } from "./stage-decode.ts";
+import { columnsRead, createMapStage, type MapStage } from "./stage-map.ts";
+import { readSource } from "./stage-read.ts";
+import { createValidateStage } from "./stage-validate.ts";
+import { createWriteStage } from "./stage-write.ts";
 
 export type { ImportKind } from "./normalise-records.ts";
 export type { ImportFormat } from "./source.ts";
 export type { PublicHolidayReplacement } from "./import-context.ts";
+export type { ImportOutcome } from "./import-outcome.ts";
+export { BATCH_SIZE } from "./stage-write.ts";
 export const IMPORT_KINDS: readonly ImportKind[] = ["employees", "leave", "holidays"];
-
-/**
- * On success, `dryRun` is there when nothing was written on purpose, and `publicHolidays`
- * when the file set any public-holiday calendar-year. On failure `errors` holds every
- * problem, one line each; `invalidRows` counts the rows with at least one (file-level and
- * header problems aside).
- */
-export type ImportOutcome =
-  | {
-      ok: true;
-      rows: number;
-      counts: WriteCounts;
-      dryRun?: true;
-      publicHolidays?: PublicHolidayReplacement[];
-      /** With `--prune`: the live records the file left out, deleted. */
-      pruned?: number;
-      /** With `--prune`: the first PRUNE_LISTED of them, as a person recognises them. */
-      prunedList?: RecordLabel[];
-      /** The stored fields the file did not carry, kept as they were on the records it updated (DECISIONS §11, "Absent is not empty"). */
-      kept?: string[];
-      /** With `describe`: the map as applied to the header, and the first rows as they would be stored. */
-      mapping?: MappingReport | null;
-      sample?: object[];
-    }
-  /** `problemCount`, every problem found, is there when `errors` could not list them all (problem-list.ts). */
-  | {
-      ok: false;
-      errors: string[];
-      invalidRows: number;
-      /** Problems of the header (columns, not rows): counted apart in the summary. */
-      headerProblems?: number;
-      /** The kinds of problem found (problem-codes.ts; `file` for a file that cannot be read), which the command's hints are chosen by. */
-      codes?: (ProblemCode | "file")[];
-      problemCount?: number;
-    };
-
-export const BATCH_SIZE = 500;
 
 /**
  * Every this many rows, and once more before the store's last writes, what reading them
@@ -98,180 +51,128 @@ function collectGarbage(): void {
   (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
 }
 
-/** Thrown to roll the transaction back when a problem was found: the one exception the store's contract asks for. */
-class ImportRejected extends Error {}
-
-export interface ImportRecordsOptions {
-  organisationId: string;
-  kind: ImportKind;
-  /** How errors name the source: the path as given, or `stdin`. */
-  label: string;
-  records: AsyncIterable<SourceRecord> | Iterable<SourceRecord>;
-  /** The records are CSV rows (cells are text): booleans and numbers are read from text. */
-  format?: ImportFormat;
-  now?: number;
-  onProgress?: (rows: number) => void;
-  /** Check and count everything, then roll back: what `--dry-run` reports. */
-  dryRun?: boolean;
-  /** How another system's columns and values are read (`--map`); our own format when absent. */
-  map?: ImportMap;
-  /** The file is the complete set: live records it leaves out are deleted (`--prune`). */
-  prune?: PruneOptions;
-  /** Report the map as applied and the first rows as they would be stored (what `--dry-run` prints). */
-  describe?: boolean;
+/** What the pipeline tells the person running it, beside its outcome. */
+export interface ImportIo {
+  /** Stdin's bytes, for the file `-`. */
+  stdin?: () => AsyncIterable<Uint8Array>;
+  /** Receives the progress line's raw text (with `\r`); pass it only when stderr is a terminal. */
+  progress?: (text: string) => void;
   /** Told once when the import waits for another writer (AdminStore's `runImport`). */
   onWait?: (reason: string) => void;
 }
 
-/** How many rows `describe` shows. */
-const SAMPLE_ROWS = 3;
-
-/** Imports already-read records (each with its line); all or nothing. */
-export async function importRecords(store: AdminStore, options: ImportRecordsOptions): Promise<ImportOutcome> {
-  const { organisationId, kind, label } = options;
-  const now = options.now ?? Date.now();
-  const counts = noCounts();
-  const shaper = createRecordShaper(kind, options.map ?? NO_MAP, options.format === "csv" || options.format === "xlsx");
-  const failures = new ProblemReport({
-    label,
-    mapped: options.map !== undefined && mapsRows(options.map),
-    defaults: Object.keys((options.map ?? NO_MAP).defaults),
-    describeField: (field) => shaper.describeField(field),
-  });
-  let fileProblem: FileProblem | null = null;
-  let rows = 0;
-  const publicHolidays: PublicHolidayReplacement[] = [];
-  const keptFields = new Set<string>();
-  const tabular = options.format === "csv" || options.format === "xlsx";
-  const sample: object[] = [];
-  let pruned: number | undefined;
-  let prunedList: RecordLabel[] | undefined;
-  // What the appliers find against the store (an unknown employee, a leave type that disagrees).
-  const fail = (line: number, field: string, problem: string) => failures.add(line, { field, problem, code: "conflict" });
-  try {
-    await store.runImport(
-      async (writer) => {
-        const ctx: ImportContext = { writer, organisationId, now, counts, publicHolidays, keptFields, fail, failed: () => failures.count > 0 };
-        const applier = createApplier(kind, ctx);
-        const pruner: Pruner | null = options.prune ? createPruner(kind, options.prune, ctx) : null;
-        await pruner?.start();
-        const normalise = createRecordNormaliser(kind, { organisationId, text: tabular });
-        const rowProblems: ImportProblem[] = [];
-        let batch: PendingRow[] = [];
-        try {
-          for await (const { line, record } of options.records) {
-            if (record instanceof CsvHeader) {
-              const problems = shaper.header(record.names);
-              const read = shaper.report()?.read ?? [];
-              const readColumns = new Set(read.map((r) => r.column));
-              failures.header(
-                line,
-                read.map((r) => r.field),
-                problems,
-                record.names.filter((name) => !readColumns.has(name)),
-              );
-              continue;
-            }
-            rows++;
-            options.onProgress?.(rows);
-            if (rows % COLLECT_EVERY_ROWS === 0) collectGarbage();
-            if (record instanceof UnreadableRecord) {
-              failures.add(line, { field: "row", problem: record.problem, code: "unreadable" });
-              continue;
-            }
-            rowProblems.length = 0;
-            const result = normalise(shaper.row(record, rowProblems));
-            if (!result.ok || rowProblems.length > 0) {
-              // A date the map could not read is left out of the record: its "is required" would say the same again.
-              const told = new Set(rowProblems.map((p) => p.field));
-              const problems = [...rowProblems, ...(result.ok ? [] : result.problems.filter((p) => !told.has(p.field)))];
-              for (const p of problems) failures.add(line, p);
-              continue;
-            }
-            pruner?.note(result.row);
-            if (options.describe && sample.length < SAMPLE_ROWS) sample.push(storedForm(result.row));
-            batch.push({ line, row: result.row });
-            if (batch.length >= BATCH_SIZE) {
-              await applier.applyBatch(batch);
-              batch = [];
-            }
-          }
-          await applier.applyBatch(batch);
-          await applier.finish();
-          if (pruner !== null && failures.count === 0) ({ pruned, listed: prunedList } = await pruner.finish(rows));
-          if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
-        } catch (error) {
-          if (!(error instanceof FileProblem)) throw error;
-          fileProblem = error;
+/** Runs a plan: reads its file and imports it; all or nothing. */
+export async function runPlannedImport(store: AdminStore, plan: ImportPlan, io: ImportIo = {}): Promise<ImportOutcome> {
+  const read = await readSource(plan, io.stdin);
+  if (!read.ok) return fileFailure(describeStop(plan.label, read.problem));
+  const size = read.source.kind === "bytes" ? read.source.size : undefined;
+  const progress = io.progress ? createProgressLine(io.progress, undefined, undefined, size) : null;
+  let bytesRead = 0;
+  const items = decodeSource(plan, read.source, {
+    columnsRead: (names) => columnsRead(plan, names),
+    knownColumns: new Set([...importColumns(plan.kind, true), ...Object.keys(plan.map.columns)]),
+    onBytes: progress
+      ? (n) => {
+          bytesRead += n;
         }
-        // Throwing is what rolls the transaction back (a dry run keeps nothing either way).
-        if (failures.count > 0 || fileProblem !== null) throw new ImportRejected();
-      },
-      { dryRun: options.dryRun, onWait: options.onWait },
-    );
-  } catch (error) {
-    if (!(error instanceof ImportRejected)) throw error;
-    const errors = failures.list.listed();
-    const unlisted = failures.count - errors.length;
-    if (unlisted > 0)
-      errors.push(
-        `${label}: ${unlisted} more ${unlisted === 1 ? "problem" : "problems"} not listed (${failures.count} in all, in ${failures.list.invalidRows} rows)`,
-      );
-    // Reading stopped there, so it comes after every row error found before it.
-    if (fileProblem !== null) errors.push(describeFileProblem(label, fileProblem));
-    const problemCount = failures.count + (fileProblem === null ? 0 : 1);
-    return {
-      ok: false,
-      errors,
-      invalidRows: failures.list.invalidRows,
-      headerProblems: failures.headerProblems,
-      codes: [...failures.codes, ...(fileProblem === null ? [] : ["file" as const])],
-      ...(unlisted > 0 ? { problemCount } : {}),
-    };
-  }
-  return succeeded(rows, counts, publicHolidays, options.dryRun === true, {
-    pruned,
-    prunedList,
-    kept: [...keptFields],
-    ...(options.describe ? { mapping: shaper.report(), sample } : {}),
+      : undefined,
   });
+  const outcome = await runPipeline(store, plan, items, { onWait: io.onWait, onProgress: progress ? (rows) => progress.update(rows, bytesRead) : undefined });
+  progress?.done();
+  return outcome;
 }
 
-type Extras = Pick<Extract<ImportOutcome, { ok: true }>, "pruned" | "prunedList" | "kept" | "mapping" | "sample">;
-
-function succeeded(rows: number, counts: WriteCounts, publicHolidays: PublicHolidayReplacement[], dryRun: boolean, extra: Extras): ImportOutcome {
-  return {
-    ok: true,
-    rows,
-    counts,
-    ...(dryRun ? { dryRun: true as const } : {}),
-    ...(publicHolidays.length > 0 ? { publicHolidays } : {}),
-    ...(extra.pruned !== undefined ? { pruned: extra.pruned, prunedList: extra.prunedList ?? [] } : {}),
-    ...(extra.kept !== undefined && extra.kept.length > 0 ? { kept: extra.kept } : {}),
-    ...(extra.mapping !== undefined ? { mapping: extra.mapping, sample: extra.sample } : {}),
-  };
+interface PipelineIo {
+  onWait?: (reason: string) => void;
+  onProgress?: (rows: number) => void;
 }
 
-/** A valid row as the import would store it: what `--dry-run` shows of the first rows. */
-function storedForm(row: ImportRow): object {
-  switch (row.type) {
-    case "employee":
-      return row.employee;
-    case "booking": {
-      const { leave_type_id: _, ...booking } = row.booking;
-      return { ...booking, leave_type: row.leaveType };
+/** The stages after decoding, over `items`, inside the store's one transaction. */
+async function runPipeline(store: AdminStore, plan: ImportPlan, items: AsyncIterable<Decoded>, io: PipelineIo): Promise<ImportOutcome> {
+  const map = createMapStage(plan);
+  const validate = createValidateStage(plan);
+  const report = new ProblemReport({
+    label: plan.label,
+    mapped: mapsRows(plan.map),
+    defaults: Object.keys(plan.map.defaults),
+    describeField: map.describeField,
+    columnOf: map.columnOf,
+  });
+  return store.runImport(
+    async (writer) => {
+      const publicHolidays: PublicHolidayReplacement[] = [];
+      const keptFields = new Set<string>();
+      const ctx: ImportContext = {
+        writer,
+        organisationId: plan.organisationId,
+        now: plan.now,
+        counts: noCounts(),
+        publicHolidays,
+        keptFields,
+        // What the appliers find against the store (an unknown employee, a leave type that disagrees).
+        fail: (line, field, problem) => report.add(line, { field, problem, code: "conflict" }),
+        failed: () => report.count > 0,
+      };
+      const write = createWriteStage(plan, ctx);
+      await write.start();
+      const { rows, stop } = await eachRow(items, { label: plan.label, report, map, io }, async (line, record) => {
+        const validated = validate(map.row(record));
+        if (!validated.ok) for (const p of validated.problems) report.add(line, p);
+        else await write.add(line, validated.row);
+      });
+      // Reading stopped at `stop`: what was read is not the file, so nothing is written or pruned.
+      const pruned = stop === null ? await write.finish(rows, report.count > 0) : null;
+      if (rows >= COLLECT_EVERY_ROWS) collectGarbage();
+      const refused = pruned !== null && !pruned.ok ? `${plan.label}: ${pruned.problem}` : null;
+      if (report.count > 0 || stop !== null || refused !== null) return failure(plan.label, report, stop ?? refused);
+      return success({
+        ok: true,
+        rows,
+        counts: ctx.counts,
+        dryRun: plan.mode === "dry-run" ? true : undefined,
+        publicHolidays,
+        ...(pruned?.ok ? { pruned: pruned.pruned, prunedList: pruned.listed } : {}),
+        kept: [...keptFields],
+        ...(plan.describe ? { mapping: map.report(), sample: write.sample } : {}),
+      });
+    },
+    // Any problem and the transaction is rolled back, by value: nothing of a file with a problem is kept.
+    { dryRun: plan.mode === "dry-run", onWait: io.onWait, keep: (outcome) => outcome.ok },
+  );
+}
+
+/**
+ * Each decoded record to `onRecord`, a header to the map stage, a problem to the report;
+ * returns how many rows were read and what stopped the reading, if anything did.
+ */
+async function eachRow(
+  items: AsyncIterable<Decoded>,
+  { label, report, map, io }: { label: string; report: ProblemReport; map: MapStage; io: PipelineIo },
+  onRecord: (line: number, record: unknown) => Promise<void>,
+): Promise<{ rows: number; stop: string | null }> {
+  let rows = 0;
+  for await (const item of items) {
+    if (item.kind === "stop") return { rows, stop: describeStop(label, item.problem) };
+    if (item.kind === "header") {
+      const header = map.header(item.names);
+      report.header(item.line, header.fields, header.problems, header.unread);
+      continue;
     }
-    case "closure":
-      return row.closure;
-    case "public_holiday":
-      return { type: "public", calendar: row.calendar, date: row.date, name: row.name, ...(row.deleted ? { deleted: true } : {}) };
-    case "delete":
-      return { id: row.id, deleted: true };
+    if (item.kind === "problem" && item.of === "file") {
+      report.addOfFile(item.line, item.problem);
+      continue;
+    }
+    rows++;
+    io.onProgress?.(rows);
+    if (rows % COLLECT_EVERY_ROWS === 0) collectGarbage();
+    if (item.kind === "problem") report.add(item.line, item.problem);
+    else await onRecord(item.line, item.record);
   }
+  return { rows, stop: null };
 }
 
 /** `FILE: problem`, or `FILE:LINE: problem` when the problem is at one line. */
-function describeFileProblem(label: string, problem: FileProblem): string {
+function describeStop(label: string, problem: { message: string; line: number | null }): string {
   return problem.line === null ? `${label}: ${problem.message}` : `${label}:${problem.line}: ${problem.message}`;
 }
 
@@ -296,66 +197,34 @@ export interface ImportFileOptions {
   onWait?: (reason: string) => void;
 }
 
-/** Reads a file (or stdin) in its format and imports it; all or nothing. */
+/** Plans and runs the import of a file (or stdin); all or nothing. */
 export async function importFile(store: AdminStore, options: ImportFileOptions): Promise<ImportOutcome> {
-  const label = sourceLabel(options.file);
-  const map = options.map ?? NO_MAP;
-  let format: ImportFormat;
-  let chunks: AsyncIterable<Uint8Array> | null = null;
-  let size: number | undefined;
-  try {
-    format = chooseFormat(options.file, options.format);
-    if (format === "xlsx") {
-      if (options.file === "-") throw new FileProblem("an .xlsx workbook is read from a file, not from stdin: give its path");
-    } else if (options.file !== "-") ({ chunks, size } = await openFile(options.file));
-    else if (options.stdin) chunks = options.stdin();
-    else throw new FileProblem("reading stdin is not available here");
-  } catch (error) {
-    if (!(error instanceof FileProblem)) throw error;
-    return { ok: false, errors: [describeFileProblem(label, error)], invalidRows: 0 };
-  }
-  const progress = options.progress ? createProgressLine(options.progress, undefined, undefined, size) : null;
-  let bytesRead = 0;
-  let records: AsyncIterable<SourceRecord>;
-  // The workbook reader and its library load only when a workbook is read.
-  if (format === "xlsx" || chunks === null) {
-    // Only the shared strings of the columns the map reads are kept (read-xlsx.ts): the header decides which.
-    const columnsRead = (names: readonly string[]) => {
-      const probe = createRecordShaper(options.kind, map, true);
-      probe.header(names);
-      return new Set(probe.report()?.read.map((r) => r.column));
-    };
-    records = (await import("./read-xlsx.ts")).readXlsx(options.file, { sheet: map.sheet, columnsRead });
-  } else {
-    const text = toUtf8(
-      progress
-        ? countingBytes(chunks, (n) => {
-            bytesRead += n;
-          })
-        : chunks,
-      map.encoding,
-    );
-    if (format === "csv") {
-      const known = new Set([...importColumns(options.kind, true), ...Object.keys(map.columns)]);
-      records = readCsv(text, { delimiter: map.delimiter, scoreHeader: (names) => names.filter((n) => known.has(n)).length });
-    } else records = format === "json" ? readJsonArray(text) : readJsonl(text);
-  }
-  try {
-    return await importRecords(store, {
-      organisationId: options.organisationId,
-      kind: options.kind,
-      label,
-      records,
-      format,
-      now: options.now,
-      onProgress: progress ? (rows) => progress.update(rows, bytesRead) : undefined,
-      dryRun: options.dryRun,
-      map,
-      prune: options.prune,
-      describe: options.describe,
-      onWait: options.onWait,
-    });
-  } finally {
-    progress?.done();
-  }
+  const planned = planImport(options);
+  if (!planned.ok) return fileFailure(planned.problem);
+  return runPlannedImport(store, planned.plan, options);
+}
+
+export interface ImportRecordsOptions {
+  organisationId: string;
+  kind: ImportKind;
+  /** How errors name the source. */
+  label: string;
+  records: AsyncIterable<SourceRecord> | Iterable<SourceRecord>;
+  /** The records are CSV rows (cells are text): booleans and numbers are read from text. */
+  format?: ImportFormat;
+  now?: number;
+  onProgress?: (rows: number) => void;
+  dryRun?: boolean;
+  map?: ImportMap;
+  prune?: PruneOptions;
+  describe?: boolean;
+  onWait?: (reason: string) => void;
+}
+
+/** Imports already-read records (each with its line), from the decode stage on; all or nothing. */
+export async function importRecords(store: AdminStore, options: ImportRecordsOptions): Promise<ImportOutcome> {
+  const planned = planImport({ ...options, file: options.label, format: options.format ?? "jsonl" });
+  if (!planned.ok) return fileFailure(planned.problem);
+  const plan = { ...planned.plan, label: options.label };
+  return runPipeline(store, plan, decodeRecords(options.records), options);
 }

@@ -24,6 +24,8 @@ export const PROBLEM_CODES = [
   "date_format",
   /** `days` with half a day, but no half-day flag. */
   "half_day",
+  /** The file is not UTF-8 and no encoding was named: the encoding it looks like, and the map key that names it. */
+  "encoding",
   /** A row that could not be read at all (bad JSON, bad UTF-8, a CSV row of the wrong width). */
   "unreadable",
   /** The row against what is stored: an unknown employee, a leave type that disagrees, a day twice. */
@@ -50,7 +52,26 @@ export interface ImportProblem {
 export interface HintContext {
   /** Whether a `--map` was given. */
   mapped: boolean;
+  /** The file's column the field came from, where it has another name. */
+  column?: string;
+  /** `date_format`: the formats the file's dates fit (all of them, where more than one was wrong). */
+  dateFormats?: readonly string[];
 }
+
+/** Other systems' words for a booking's statuses (English and German exports), for the example of `"values"`. */
+const WORDS: Record<string, string> = {
+  requested: "pending",
+  open: "pending",
+  beantragt: "pending",
+  offen: "pending",
+  genehmigt: "approved",
+  denied: "rejected",
+  declined: "rejected",
+  abgelehnt: "rejected",
+  canceled: "cancelled",
+  storniert: "cancelled",
+  widerrufen: "cancelled",
+};
 
 /**
  * What to do about a problem, in words, appended to its message: which key of the map
@@ -74,15 +95,32 @@ export function hintFor(problem: ImportProblem, context: HintContext): string {
       const allowed = problem.allowed ?? [];
       const word = from.trim().toLowerCase();
       // The allowed value the file's word starts like ("Approved" → approved, "Canceled" → cancelled), else the first.
-      const to = allowed.find((a) => a === word) ?? allowed.find((a) => word.length >= 4 && a.startsWith(word.slice(0, 4))) ?? "…";
+      const to = allowed.find((a) => a === word || a === WORDS[word]) ?? allowed.find((a) => word.length >= 4 && a.startsWith(word.slice(0, 4))) ?? "…";
       return `; map the file's words under "values", e.g. "values": {${JSON.stringify(problem.field)}: {${JSON.stringify(from)}: ${JSON.stringify(to)}}}${context.mapped ? "" : " in a --map file"}`;
     }
     case "unknown_field":
       // A nested key (leave_type.…) is no column a map can name; a likely typo says what to write instead.
       if (problem.value !== undefined || problem.field.includes(".")) return "";
       return `; to leave it out, set "ignore_unmapped": true ${context.mapped ? "in the map" : "in a --map file"}, or name it under "columns": {${JSON.stringify(problem.field)}: null}`;
-    case "date_format":
-      return `; set the map's "dates" (or --date-format) to the format the file writes its dates in`;
+    case "date_format": {
+      // The format the value fits, where it tells: "15.01.2020" is DD.MM.YYYY; "03/02/2026" could be either way round.
+      const [first, second] = context.dateFormats ?? [];
+      const example =
+        first === undefined
+          ? ""
+          : `, e.g. "dates": ${JSON.stringify(first)}${second === undefined ? "" : ` (or ${JSON.stringify(second)}, if the ${second.startsWith("D") ? "day" : "month"} comes first)`}`;
+      return `; set the map's "dates" (or --date-format) to the format the file writes its dates in${example}`;
+    }
+    case "required":
+      // An empty cell of another system's column: the cell, or the map's value for its empty cells.
+      return context.column === undefined
+        ? ""
+        : `; fill the cell, or give empty cells one value under "defaults", e.g. "defaults": {${JSON.stringify(problem.field)}: "…"}${context.mapped ? "" : " in a --map file"}`;
+    case "encoding":
+      return `; name the encoding with "encoding": "windows-1252" ${context.mapped ? "in the map" : "in a --map file"} (or --encoding windows-1252), or save the file as UTF-8`;
+    case "half_day":
+      // A column of another name means a map: its days can be left to be worked out by mapping the column to null.
+      return context.column === undefined ? "" : `; to leave the column out, name it under "columns": {${JSON.stringify(context.column)}: null}`;
     default:
       return "";
   }

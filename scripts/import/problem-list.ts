@@ -16,7 +16,8 @@ export const PROBLEMS_LISTED = 1000;
 
 interface Problem {
   line: number;
-  text: string;
+  /** A function when its words wait for the whole file (a date hint that names the one format every date fits). */
+  text: string | (() => string);
 }
 
 export class ProblemList {
@@ -29,7 +30,7 @@ export class ProblemList {
 
   constructor(private readonly limit = PROBLEMS_LISTED) {}
 
-  add(line: number, text: string, ofRow: boolean): void {
+  add(line: number, text: string | (() => string), ofRow: boolean): void {
     this.count++;
     if (ofRow && line !== this.lastLine) this.invalidRows++;
     this.lastLine = line;
@@ -40,7 +41,7 @@ export class ProblemList {
   /** The first `limit` problems by line (in the order reported within a line). */
   listed(): string[] {
     this.trim();
-    return this.kept.map((p) => p.text);
+    return this.kept.map((p) => (typeof p.text === "string" ? p.text : p.text()));
   }
 
   private trim(): void {

@@ -8,6 +8,8 @@
  */
 import { hintFor, type ImportProblem, type ProblemCode } from "./problem-codes.ts";
 import { ProblemList } from "./problem-list.ts";
+import { formatsOf } from "./source-dates.ts";
+import type { DateFormat } from "./import-map.ts";
 
 /** Where the field that a "required" problem names may also come from: its alternative key. */
 const ALTERNATIVES: Record<string, string> = { id: "external_id", employee_id: "employee_external_id" };
@@ -21,6 +23,8 @@ export interface ProblemReportOptions {
   defaults: readonly string[];
   /** A field as a row's problem names it, with its source column (shape-records.ts). */
   describeField: (field: string) => string;
+  /** The source column of a field, where it has another name. */
+  columnOf?: (field: string) => string | undefined;
 }
 
 export class ProblemReport {
@@ -33,6 +37,8 @@ export class ProblemReport {
   /** Fields already told as a column the file lacks. */
   private readonly missingTold = new Set<string>();
   headerProblems = 0;
+  /** The formats every date not in the expected format fits (null: none seen yet). */
+  private dateFormats: DateFormat[] | null = null;
   /** The header's columns read as no field: where a key column's example is taken from. */
   private unread: readonly string[] = [];
 
@@ -62,7 +68,26 @@ export class ProblemReport {
     if (!ofRow) this.headerProblems++;
     // A header's problem names a column, or a field the file has no column for: as it is.
     const field = p.field === "header" ? "" : `${ofRow ? this.options.describeField(p.field) : p.field}: `;
-    this.list.add(line, `${this.options.label}:${line}: ${field}${p.problem}${hintFor(p, { mapped: this.options.mapped })}`, ofRow);
+    const text = `${this.options.label}:${line}: ${field}${p.problem}`;
+    const column = ofRow ? this.options.columnOf?.(p.field) : undefined;
+    if (code !== "date_format" || typeof p.value !== "string") {
+      this.list.add(line, text + hintFor(p, { mapped: this.options.mapped, column }), ofRow);
+      return;
+    }
+    // The format to name is the one every date of the file fits: known once all are read.
+    const fits = formatsOf(p.value);
+    this.dateFormats = this.dateFormats === null ? fits : this.dateFormats.filter((f) => fits.includes(f));
+    this.list.add(
+      line,
+      () => text + hintFor(p, { mapped: this.options.mapped, column, dateFormats: this.dateFormats?.length ? this.dateFormats : fits }),
+      ofRow,
+    );
+  }
+
+  /** A problem of the file as a whole found at `line` (its encoding): neither the header's nor a row's. */
+  addOfFile(line: number, p: ImportProblem): void {
+    this.codes.add(p.code ?? "invalid");
+    this.list.add(line, `${this.options.label}:${line}: ${p.field}: ${p.problem}${hintFor(p, { mapped: this.options.mapped })}`, false);
   }
 
   private lacksColumn(field: string): boolean {

@@ -19,7 +19,6 @@
 import type { PruneScope, RecordLabel } from "../../lib/admin-store.ts";
 import type { ImportContext } from "./import-context.ts";
 import type { ImportKind, ImportRow } from "./normalise-records.ts";
-import { FileProblem } from "./source.ts";
 import { UuidSet } from "./uuid-set.ts";
 
 export const DEFAULT_PRUNE_MAX_PERCENT = 25;
@@ -34,6 +33,8 @@ export interface PruneOptions {
   range?: { from: string; to: string };
 }
 
+export type PruneResult = { ok: true; pruned: number; listed: RecordLabel[] } | { ok: false; problem: string };
+
 export interface Pruner {
   /** Counts the live records before anything is written. */
   start(): Promise<void>;
@@ -41,9 +42,10 @@ export interface Pruner {
   note(row: ImportRow): void;
   /**
    * Deletes the live records the file left out, after its last row was written; returns
-   * how many, and the first PRUNE_LISTED of them as a person recognises them.
+   * how many, and the first PRUNE_LISTED of them as a person recognises them, or why it
+   * refuses (nothing deleted: the import then keeps nothing).
    */
-  finish(rows: number): Promise<{ pruned: number; listed: RecordLabel[] }>;
+  finish(rows: number): Promise<PruneResult>;
 }
 
 export function createPruner(kind: ImportKind, options: PruneOptions, ctx: ImportContext): Pruner {
@@ -76,7 +78,7 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
     },
     async finish(rows) {
       const what = range === null ? "employees" : `bookings starting ${range.from} to ${range.to}`;
-      if (rows === 0) throw new FileProblem("--prune: the file has no rows, and an empty file is never taken for the complete set");
+      if (rows === 0) return { ok: false, problem: "--prune: the file has no rows, and an empty file is never taken for the complete set" };
       let absent = 0;
       const first: string[] = [];
       await eachAbsentPage(async (ids) => {
@@ -98,10 +100,12 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
             : absent === 0
               ? 'those the file marks "deleted": true'
               : `${n(absent)} the file leaves out and ${n(marked)} it marks "deleted": true`;
-        throw new FileProblem(
-          `--prune would delete ${n(deleting)} of the ${n(before)} live ${what} (${percent}%), ${which}; ` +
+        return {
+          ok: false,
+          problem:
+            `--prune would delete ${n(deleting)} of the ${n(before)} live ${what} (${percent}%), ${which}; ` +
             `it deletes at most ${options.maxPercent}% unless --prune-max allows more (--prune-max ${percent})`,
-        );
+        };
       }
       // Named before they go: once deleted, nothing of them is left to name.
       const listed = await writer.describeRecords(org, kind === "employees" ? "employee" : "booking", first);
@@ -111,7 +115,7 @@ export function createPruner(kind: ImportKind, options: PruneOptions, ctx: Impor
         const counts = kind === "employees" ? await writer.deleteEmployees(org, ids, ctx.now) : await writer.deleteLeaveBookings(org, ids, ctx.now);
         pruned += counts.deleted;
       });
-      return { pruned, listed };
+      return { ok: true, pruned, listed };
     },
   };
 }

@@ -40,3 +40,14 @@ export function notInFormat(format: DateFormat, text: string): string {
   const hint = lenient && toIsoDate(text, lenient) !== null ? ` (for days and months of one digit, use ${lenient})` : "";
   return `must be a real date ${format}, not ${shown}${hint}`;
 }
+
+/**
+ * The formats `text` is a real date in, for the hint that names the map's `"dates"`:
+ * `15.01.2020` is DD.MM.YYYY, `03/02/2026` either DD/MM/YYYY or MM/DD/YYYY; a one-digit
+ * format only where no two-digit one fits.
+ */
+export function formatsOf(text: string): DateFormat[] {
+  const fits = (Object.keys(PATTERNS) as (keyof typeof PATTERNS)[]).filter((f) => toIsoDate(text, f) !== null && !ISO.test(text));
+  const strict = fits.filter((f) => !f.startsWith("D/") && !f.startsWith("M/"));
+  return strict.length > 0 ? strict : fits;
+}

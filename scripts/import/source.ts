@@ -57,12 +57,12 @@ export function sourceLabel(file: string): string {
   return file === "-" ? "stdin" : file;
 }
 
-export function chooseFormat(file: string, format?: ImportFormat): ImportFormat {
+/** The file's format: `format` when given, else from its extension (stdin is JSONL); `null` when the name does not tell. */
+export function formatOf(file: string, format?: ImportFormat): ImportFormat | null {
   if (format !== undefined) return format;
   if (file === "-") return "jsonl";
   const extension = /\.([A-Za-z]+)$/.exec(file)?.[1]?.toLowerCase();
-  if (extension === "jsonl" || extension === "json" || extension === "csv" || extension === "xlsx") return extension;
-  throw new FileProblem("cannot tell the format from the file name: name it .jsonl, .json, .csv or .xlsx, or pass --format jsonl|json|csv|xlsx");
+  return extension === "jsonl" || extension === "json" || extension === "csv" || extension === "xlsx" ? extension : null;
 }
 
 /** The file's bytes as a stream, and its size for the progress line; a missing or unreadable file is a FileProblem. */
@@ -120,7 +120,7 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
 /** Input must be UTF-8 (README "Importing data"); the first line that is not stops the import. */
 export const notUtf8 = (line: number) =>
   new FileProblem(
-    "row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le (reading stopped at this line)",
+    `row: is not valid UTF-8; save the file as UTF-8, or name its encoding with --encoding windows-1252|iso-8859-1|utf-16le or "encoding" in a --map file (reading stopped at this line; --dry-run reads on to find the other problems)`,
     line,
   );
 

@@ -12,25 +12,42 @@
  */
 import type { Encoding } from "./import-map.ts";
 import { FileProblem } from "./source.ts";
+import { guessingUtf8, type EncodingGuess } from "./encoding-guess.ts";
 
-/** `chunks` as UTF-8: as they are when the file is UTF-8, converted from `encoding` otherwise. */
-export async function* toUtf8(chunks: AsyncIterable<Uint8Array>, encoding: Encoding | undefined): AsyncIterable<Uint8Array> {
+/**
+ * `chunks` as UTF-8: as they are when the file is UTF-8, converted from `encoding`
+ * otherwise. With `onGuess` (a dry run that names no encoding), a file that is not UTF-8
+ * reads on as Windows-1252 from its first byte that is not (encoding-guess.ts).
+ */
+export async function* toUtf8(
+  chunks: AsyncIterable<Uint8Array>,
+  encoding: Encoding | undefined,
+  onGuess?: (guess: EncodingGuess) => void,
+): AsyncIterable<Uint8Array> {
   const iterator = chunks[Symbol.asyncIterator]();
   try {
-    yield* converted(iterator, encoding);
+    yield* converted(iterator, encoding, onGuess);
   } finally {
     // Reading may stop early (a FileProblem further on): the file is closed all the same.
     await iterator.return?.();
   }
 }
 
-async function* converted(iterator: AsyncIterator<Uint8Array>, encoding: Encoding | undefined): AsyncIterable<Uint8Array> {
+async function* converted(
+  iterator: AsyncIterator<Uint8Array>,
+  encoding: Encoding | undefined,
+  onGuess?: (guess: EncodingGuess) => void,
+): AsyncIterable<Uint8Array> {
   let first = await nextNonEmpty(iterator);
   if (first === null) return;
   let from: Encoding | undefined = encoding;
   if (first[0] === 0xff && first[1] === 0xfe && (from === undefined || from === "utf-16le")) from = "utf-16le";
   else if (first[0] === 0xfe && first[1] === 0xff)
     throw new FileProblem("is UTF-16 big-endian, which import does not read; save it as UTF-8 (or UTF-16 little-endian)");
+  if (from === undefined && onGuess !== undefined) {
+    yield* guessingUtf8(iterator, first, onGuess);
+    return;
+  }
   if (from === undefined || from === "utf-8") {
     yield first;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
