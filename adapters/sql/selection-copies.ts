@@ -127,8 +127,17 @@ export async function refreshSelectionCopies(db: AnyDb, caps: SqlCapabilities): 
     return;
   }
   if (have.size === 0) await run([...dropCopyTriggers(caps), ...copyTriggers(caps)])(db);
-  for (const copy of wanted.values()) {
-    if (have.has(copy.id)) continue;
+  let toFill = [...wanted.values()].filter((copy) => !have.has(copy.id));
+  // On Postgres an import committing while a copy is filled would be in neither: its
+  // triggers cannot see the new selection, nor the fill its rows. So writers wait for
+  // this transaction (reads go on), and so does another such refresh, which may have
+  // made one of these copies meanwhile. SQLite has one writer at a time already.
+  if (caps.dialect === "postgres" && toFill.length > 0) {
+    await sql`lock table leave_bookings, employees in share row exclusive mode`.execute(db);
+    const made = new Set((await db.selectFrom("restricted_selections").select("id").execute()).map((r: { id: number | string }) => Number(r.id)));
+    toFill = toFill.filter((copy) => !made.has(copy.id));
+  }
+  for (const copy of toFill) {
     await db.insertInto("restricted_selections").values(copy).execute();
     await fillCopy(db, caps, copy);
   }
