@@ -12,6 +12,7 @@ import { employeeJson } from "./records.ts";
 import type { EmployeesParams } from "./request-params.ts";
 import { checkFilterReadable, checkSyncAfterRestriction, restrictedBinding, restrictedReadsOf } from "./restricted-reads.ts";
 import { RESTRICTABLE_FIELDS, restrictedEmployeeJson, type CredentialRestriction, type EmployeeFieldName } from "./restriction.ts";
+import { hideEmployeeFields } from "./restricted-text.ts";
 import type { EmployeePageQuery, Store } from "./store.ts";
 
 const isEmployeeField = (name: string): name is EmployeeFieldName => (RESTRICTABLE_FIELDS as readonly string[]).includes(name);
@@ -57,10 +58,13 @@ export async function listEmployeePage(
       mac,
     },
     // Called on the store, not taken off it: a host's store may be a class. A restricted page
-    // is read as text only when the client reads every field; with some hidden, as records.
+    // with some fields hidden is the text of every field with those set to null in one pass.
     restricted
-      ? restricted.listText && restriction.fields === null
-        ? (after, n) => restricted.listText!({ list: "employees", query: query(after, n) }, restriction)
+      ? restricted.listText
+        ? async (after, n) => {
+            const text = await restricted.listText!({ list: "employees", query: query(after, n) }, restriction);
+            return text && restriction.fields !== null ? hideEmployeeFields(text, restriction.fields) : text;
+          }
         : undefined
       : store.listText
         ? (after, n) => store.listText!({ list: "employees", query: query(after, n) })

@@ -155,7 +155,8 @@ export interface RestrictedReads {
   listOverlappingLeave(query: LeavePageQuery, selection: EmployeeSelection): Promise<LeaveBookingRecord[]>;
   /**
    * Optional: `Store.listText` of the selected employees' records, every field written (a
-   * caller that hides some employee fields asks `listEmployees` instead). The text must be
+   * caller that hides some employee fields sets them to null on this text,
+   * lib/restricted-text.ts, or asks `listEmployees` when it cannot). The text must be
    * exactly `JSON.stringify` of what `listEmployees` or `listOverlappingLeave` above answer
    * for the same query and selection; `runStoreContract` checks it.
    */

@@ -14,6 +14,7 @@ import { employeeJson, leaveBookingJson } from "../lib/records.ts";
 import type { EmployeesParams, LeaveParams } from "../lib/request-params.ts";
 import { parseRestriction } from "../lib/restriction.ts";
 import type { ListTextQuery } from "../lib/store.ts";
+import type { EmployeeSelection } from "../lib/restriction.ts";
 import { QUERY_RANGE, STANDARD_IDS, standardFixture } from "../testing/contract-fixture.ts";
 
 const store = createMemoryStore(standardFixture());
@@ -92,28 +93,39 @@ describe("listLeavePage", () => {
 });
 
 describe("a restricted page", () => {
-  /** The memory store with a restricted `listText` that answers an empty list and notes what it was asked. */
+  /** The memory store with a restricted `listText` that writes the selected employees' records (and no bookings) and notes what it was asked. */
   function withRestrictedText() {
     const asked: string[] = [];
     const restricted = {
       ...store.restricted!,
-      listText: async (q: ListTextQuery) => {
+      listText: async (q: ListTextQuery, selection: EmployeeSelection) => {
         asked.push(q.list);
-        return { json: "[]", count: 0, hasMore: false, last: null };
+        if (q.list !== "employees") return { json: "[]", count: 0, hasMore: false, last: null };
+        const records = await store.restricted!.listEmployees({ ...q.query, limit: q.query.limit + 1 }, selection);
+        const page = records.slice(0, q.query.limit);
+        const last = page.at(-1);
+        return {
+          json: JSON.stringify(page.map(employeeJson)),
+          count: page.length,
+          hasMore: records.length > page.length,
+          last: last ? ([last.updated_at, last.id] as [number, string]) : null,
+        };
       },
     };
     return { asked, textStore: { ...store, installationKey: () => store.installationKey(), restricted } };
   }
   const engineering = (fields: string | undefined) => parseRestriction({ departments: "Engineering", fields }, 1);
 
-  test("is read as the store's text when the client reads every employee field, and as records when it hides some", async () => {
+  test("is read as the store's text, with the fields the client may not read set to null on it", async () => {
     const { asked, textStore } = withRestrictedText();
-    expect((await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering(undefined))).parse().data).toEqual([]);
+    const all = (await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering(undefined))).parse().data;
     expect(asked).toEqual(["employees"]);
-    const hidden = (await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering("first_name"))).parse().data;
-    expect(asked).toEqual(["employees"]);
-    expect(hidden.length).toBeGreaterThan(0);
-    expect(hidden.every((e) => e.department === null)).toBe(true);
+    expect(all.length).toBeGreaterThan(0);
+    const hidden = await listEmployeePage(textStore, ORG, { limit: 10 }, undefined, engineering("first_name"));
+    expect(asked).toEqual(["employees", "employees"]);
+    expect(hidden.parse().data.every((e) => e.department === null && e.first_name !== null)).toBe(true);
+    // To the byte what the records give.
+    expect(hidden.text).toBe((await listEmployeePage(store, ORG, { limit: 10 }, undefined, engineering("first_name"))).text);
   });
 
   test("of leave is read as text whatever employee fields it hides: a booking's JSON holds none", async () => {

@@ -6,6 +6,7 @@
 import { sql, type Migration } from "kysely";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { type AnyDb, type Dialect, run } from "./migration-steps.ts";
+import { refreshSelectionCopies, SELECTION_COPY_TABLES } from "./selection-copies.ts";
 import { ACCESS_VIEWS as SQLITE_ACCESS_VIEWS, TOKEN_TABLES } from "./tokens-file-schema.ts";
 
 // What the access controls read (access-controls.ts): the versions a SQLite tokens file's
@@ -114,7 +115,19 @@ const SELECTION_LEADS: Record<Dialect, readonly string[]> = {
   ],
 };
 
-/** 0013 to 0019, by name. */
+/**
+ * 0020: the copies of restricted selections' bookings (selection-copies.ts), empty, and
+ * filled for the selections that credentials hold already: nothing to copy where no
+ * credential selects employees.
+ */
+function selectionCopies(caps: SqlCapabilities): (db: AnyDb) => Promise<void> {
+  return async (db) => {
+    await run(SELECTION_COPY_TABLES[caps.dialect])(db);
+    await refreshSelectionCopies(db, caps);
+  };
+}
+
+/** 0013 to 0020, by name. */
 export function laterMigrations(caps: SqlCapabilities): Record<string, Migration> {
   return {
     "0013_access_views": { up: accessViews(caps) },
@@ -124,5 +137,6 @@ export function laterMigrations(caps: SqlCapabilities): Record<string, Migration
     "0017_data_versions": { up: run(DATA_VERSIONS) },
     "0018_webhook_endpoints": { up: run(WEBHOOK_ENDPOINTS) },
     "0019_selection_leads": { up: run(SELECTION_LEADS[caps.dialect]) },
+    "0020_selection_copies": { up: selectionCopies(caps) },
   };
 }

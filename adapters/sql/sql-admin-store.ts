@@ -16,6 +16,7 @@ import { employeeForErasure, scrubDeleted } from "./erasure.ts";
 import { runImport } from "./import-transaction.ts";
 import { createSqlStore } from "./sql-store.ts";
 import { withRestrictions, writeRestriction } from "./client-restrictions.ts";
+import { anyDb, refreshSelectionCopies } from "./selection-copies.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import type { Tables } from "./tables.ts";
 
@@ -251,6 +252,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
               )
               .execute();
           await trx.deleteFrom("api_clients").where("organisation_id", "=", id).execute();
+          await refreshSelectionCopies(anyDb(trx), ctx.caps);
           await trx.deleteFrom("organisations").where("id", "=", id).execute();
           return contents;
         });
@@ -274,7 +276,10 @@ function adminQueries(ctx: SqlContext): AdminStore {
               revoked_at: client.revoked_at,
             })
             .execute();
-          if (client.restriction) await writeRestriction(trx, client.client_id, client.restriction);
+          if (client.restriction) {
+            await writeRestriction(trx, client.client_id, client.restriction);
+            await refreshSelectionCopies(anyDb(trx), ctx.caps);
+          }
         }),
       ),
 
@@ -284,6 +289,7 @@ function adminQueries(ctx: SqlContext): AdminStore {
           const row = await trx.selectFrom("api_clients").select(CLIENT_COLUMNS).where("client_id", "=", clientId).executeTakeFirst();
           if (!row) return null;
           await writeRestriction(trx, clientId, restriction);
+          await refreshSelectionCopies(anyDb(trx), ctx.caps);
           const client = toClient(row);
           return restriction ? { ...client, restriction } : client;
         }),
@@ -338,6 +344,8 @@ function adminQueries(ctx: SqlContext): AdminStore {
           await trx.deleteFrom("access_tokens").where("client_id", "=", clientId).execute();
           // Its change notifications stop with it (docs/api.md, "Change notifications").
           await trx.deleteFrom("webhook_endpoints").where("client_id", "=", clientId).execute();
+          // A revoked credential reads nothing: its selection's copy goes with the last that held it.
+          await refreshSelectionCopies(anyDb(trx), ctx.caps);
           const row = await trx.selectFrom("api_clients").select(CLIENT_COLUMNS).where("client_id", "=", clientId).executeTakeFirst();
           return row ? toClient(row) : null;
         }),

@@ -214,6 +214,28 @@ export interface SelectionExitsTable {
   until: Instant;
 }
 
+/** A selection some restricted credential holds, whose bookings are copied (selection-copies.ts), added by 0020. */
+export interface RestrictedSelectionsTable {
+  id: number;
+  organisation_id: string;
+  departments: string | null;
+  calendars: string | null;
+}
+
+/** A booking copied for a selection, keyed as the leave page index (selection-copies.ts), added by 0020. */
+export interface SelectionBookingsTable {
+  selection_id: number;
+  span_class: number;
+  start_date: string;
+  id: string;
+  end_date: string;
+  employee_id: string;
+  leave_type_id: string;
+  status: string;
+  updated_at: Instant;
+  rendered: string | null;
+}
+
 /** The organisation's data version (lib/store.ts, `dataVersion`): a fresh random value written by every import that commits. */
 export interface DataVersionsTable {
   organisation_id: string;
@@ -266,5 +288,7 @@ export interface Tables {
   client_usage: ClientUsageTable;
   client_restrictions: ClientRestrictionsTable;
   selection_exits: SelectionExitsTable;
+  restricted_selections: RestrictedSelectionsTable;
+  selection_bookings: SelectionBookingsTable;
   webhook_endpoints: WebhookEndpointsTable;
 }

@@ -17,11 +17,12 @@ import { covers, FIRST_GUESS, planLeavePage, RecentPlans, withTypeFilter, type L
 import { planLeaveScan } from "./leave-span-plan.ts";
 import type { LeaveBookingRecord } from "../../../lib/records.ts";
 import type { LeavePageQuery, ListText, RestrictedReads, Store } from "../../../lib/store.ts";
-import type { EmployeeSelection } from "../../../lib/restriction.ts";
+import { selectsSome, type EmployeeSelection } from "../../../lib/restriction.ts";
 import type { QueryDefinition } from "../compiled-queries.ts";
 import {
   armValues,
   classSpansOfText,
+  copyExistsQuery,
   LEAVE_TEXT_NAMES,
   leaveContextQuery,
   leavePageQuery,
@@ -32,6 +33,7 @@ import {
 } from "./leave-page-sql.ts";
 import { splitRows } from "../one-row-pages.ts";
 import { selectionValues } from "../selected-employees.ts";
+import { selectionCopyId } from "../selection-copies.ts";
 import { leaveText, leaveTypeText, listTextOf } from "../record-bodies.ts";
 import { firstRows } from "../row-counts.ts";
 import { bool, instant, toLeaveBooking, toLeaveType, type LeaveTypeRow } from "../row-mapping.ts";
@@ -65,9 +67,14 @@ function leaveTypeTexts(): (t: LeaveTypeRow) => string {
   };
 }
 
-/** The values of the page `q` under `plan`, of the employees `selection` selects when given (a restricted client's). */
-function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: EmployeeSelection): LeavePageValues {
+/**
+ * The values of the page `q` under `plan`, of the employees `selection` selects when given
+ * (a restricted client's): from the selection's copy (../selection-copies.ts) when `fromCopy`
+ * and it selects some; otherwise each row checked.
+ */
+function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: EmployeeSelection, fromCopy = false): LeavePageValues {
   const { from, to, status, employee_id, updated_since } = q.filters;
+  const copyOf = fromCopy && selection && selectsSome(selection) ? selectionCopyId(q.organisationId, selection) : undefined;
   return {
     organisationId: q.organisationId,
     ...armValues(planLeaveScan({ from, after: q.after }, plan.spans)),
@@ -78,7 +85,8 @@ function pageValues(q: LeavePageQuery, plan: LeavePagePlan, selection?: Employee
     status,
     employeeId: employee_id,
     updatedSince: selection ? undefined : updated_since,
-    ...selectionValues(q.organisationId, selection, false),
+    ...selectionValues(q.organisationId, copyOf ? undefined : selection, false),
+    copyOf,
     changedWithEmployeeSince: selection ? updated_since : undefined,
   };
 }
@@ -101,7 +109,8 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     rows: number,
     plan: LeavePagePlan,
     selection?: EmployeeSelection,
-  ) => firstRows(await ctx.replica.rows(query(rows), pageValues(q, plan, selection)), rows);
+    fromCopy?: boolean,
+  ) => firstRows(await ctx.replica.rows(query(rows), pageValues(q, plan, selection, fromCopy)), rows);
 
   const plans = new RecentPlans(REMEMBERED_PLANS);
 
@@ -121,10 +130,11 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     q: LeavePageQuery,
     rows: number,
     selection?: EmployeeSelection,
+    fromCopy?: boolean,
   ): Promise<{ row: R; type: LeaveTypeRow }[]> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 1; ; attempt++) {
-      const read = await pageRows(query, q, rows, plan, selection);
+      const read = await pageRows(query, q, rows, plan, selection, fromCopy);
       const context = await ctx.replica.rows(leaveContextQuery, { organisationId: q.organisationId });
       const needed = planOfContext(context, context[0]?.class_spans ?? null, context[0]?.someone_deleted ?? false);
       plans.set(q.organisationId, needed);
@@ -163,13 +173,14 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
   };
 
   /** The text by rows: two statements. */
-  const textByRows = async (q: LeavePageQuery, selection?: EmployeeSelection) => textOf(q, await byRows(leaveTextQuery, q, q.limit + 1, selection));
+  const textByRows = async (q: LeavePageQuery, selection?: EmployeeSelection, fromCopy?: boolean) =>
+    textOf(q, await byRows(leaveTextQuery, q, q.limit + 1, selection, fromCopy));
 
   /** The text in one statement and one row (../one-row-pages.ts); by rows after three contexts that did not cover their page. */
-  const textInOneRow = async (q: LeavePageQuery, selection?: EmployeeSelection): Promise<ListText | null> => {
+  const textInOneRow = async (q: LeavePageQuery, selection?: EmployeeSelection, fromCopy?: boolean): Promise<ListText | null> => {
     let plan = plans.get(q.organisationId) ?? FIRST_GUESS;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [page] = await ctx.replica.rows(leaveTextRowQuery(q.limit + 1), pageValues(q, plan, selection));
+      const [page] = await ctx.replica.rows(leaveTextRowQuery(q.limit + 1), pageValues(q, plan, selection, fromCopy));
       const types = page!.types ?? [];
       const needed = planOfContext(types, page!.class_spans, page!.someone_deleted);
       plans.set(q.organisationId, needed);
@@ -200,7 +211,7 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
       }));
       return textOf(q, rows);
     }
-    return textByRows(q, selection);
+    return textByRows(q, selection, fromCopy);
   };
 
   const readText = ctx.caps.leavePageInOneRow ? textInOneRow : textByRows;
@@ -221,6 +232,18 @@ export function leavePageQueries(ctx: SqlContext): Pick<Store, "listOverlappingL
     listOverlappingLeave: (asked) => listOverlappingLeave(asked),
     restrictedLeave: (asked, selection) => listOverlappingLeave(asked, selection),
 
-    leaveText: async (asked, selection) => ctx.guard(async () => readText(await storedQuery(asked), selection)),
+    leaveText: async (asked, selection) =>
+      ctx.guard(async () => {
+        const q = await storedQuery(asked);
+        const fromCopy = selection !== undefined && selectsSome(selection);
+        const text = await readText(q, selection, fromCopy);
+        if (!fromCopy || text === null || text.hasMore) return text;
+        // A page that ends the list may have ended for want of its copy: a token's grant
+        // outlives a change of its credential's restriction made by another process by a
+        // few seconds (lib/token-grant-cache.ts), and the old selection's copy may be gone.
+        // Only then is the page read again, each row checked.
+        const [copy] = await ctx.replica.rows(copyExistsQuery, { organisationId: q.organisationId, copyOf: selectionCopyId(q.organisationId, selection) });
+        return copy ? text : readText(q, selection, false);
+      }),
   };
 }

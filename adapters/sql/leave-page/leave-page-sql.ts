@@ -50,6 +50,12 @@ export interface LeavePageValues extends SelectionValues {
   annualCategory: string | undefined;
   /** The organisation, bound only when it has deleted employees: then each arm leaves their bookings out. */
   deletedEmployeesOf: string | undefined;
+  /**
+   * A restricted client's selection copy (../selection-copies.ts), in place of the
+   * organisation's bookings: each arm scans the copy's rows of its span class, which hold
+   * only the live bookings of the selected employees.
+   */
+  copyOf: number | undefined;
   /** In place of `updatedSince` for a restricted client: a booking changed since, or whose employee did. */
   changedWithEmployeeSince: number | undefined;
   /** Each span class's arm (SpanClassArm), by class: its start, and its cursor id past a cursor. */
@@ -90,6 +96,14 @@ export const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, d
     .where("t.organisation_id", "=", s.organisationId),
 );
 
+/** The copy's id when it is the organisation's: a copy is read only through the organisation it was made for. */
+function copyOfOrganisation(db: Kysely<Tables>, copyOf: Expression<number>, organisationId: Expression<string>) {
+  return db.selectFrom("restricted_selections as copy").select("copy.id").where("copy.id", "=", copyOf).where("copy.organisation_id", "=", organisationId);
+}
+
+/** The copy `copyOf` if it is there and the organisation's (one row), or nothing. */
+export const copyExistsQuery = defineQuery<{ organisationId: string; copyOf: number }>()((s, db) => copyOfOrganisation(db, s.copyOf, s.organisationId));
+
 /** One ordered index scan per span class whose arm is bound, merged by (start_date, id), reading `columns`, at most `rowCount`. */
 function leavePage<C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(
   s: Slots<LeavePageValues>,
@@ -106,7 +120,11 @@ function leavePage<C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(
     // statistics, SQLite even put them in the outer loop, lost the index order and
     // sorted every overlapping booking. The two sets below are small, but each arm
     // builds its own copy, so they are bound only when they would exclude something.
-    let bookings = db.selectFrom("leave_bookings as b");
+    // A copy has the columns of a booking that a page of text reads (LEAVE_TEXT_COLUMNS) and
+    // filters on, under the same names, so the arm is the same but for its table, key and
+    // class column; typed as the bookings it copies.
+    const { copyOf } = s;
+    let bookings = db.selectFrom((copyOf ? "selection_bookings as b" : "leave_bookings as b") as "leave_bookings as b");
     const { annualCategory, deletedEmployeesOf } = s;
     if (annualCategory) {
       bookings = bookings.where("b.leave_type_id", "in", (eb) =>
@@ -138,12 +156,16 @@ function leavePage<C extends typeof LEAVE_COLUMNS | typeof LEAVE_TEXT_COLUMNS>(
     }
     let query = bookings
       .select(columns as typeof LEAVE_COLUMNS & C)
-      .where("b.organisation_id", "=", s.organisationId)
-      .where(spanClass, "=", sql.lit(c))
+      .where(
+        copyOf ? sql.ref("b.selection_id") : sql.ref("b.organisation_id"),
+        "=",
+        copyOf ? copyOfOrganisation(db, copyOf, s.organisationId) : s.organisationId,
+      )
+      .where(copyOf ? sql.ref("b.span_class") : spanClass, "=", sql.lit(c))
       .where((eb) => (afterId ? eb(eb.refTuple("b.start_date", "b.id"), ">", eb.tuple(start, afterId)) : eb("b.start_date", ">=", start)))
       .where("b.start_date", "<=", s.to)
-      .where("b.end_date", ">=", s.from)
-      .where("b.deleted_at", "is", null);
+      .where("b.end_date", ">=", s.from);
+    if (!copyOf) query = query.where("b.deleted_at", "is", null);
     if (s.status) query = query.where("b.status", "=", s.status);
     if (s.employeeId) query = query.where("b.employee_id", "=", s.employeeId);
     if (s.updatedSince) query = query.where("b.updated_at", ">=", s.updatedSince);
