@@ -20,11 +20,10 @@ const NO_SERVER = "postgres://unit-tests-reach-no-server@127.0.0.1:1/none";
 const PARALLEL = ["--parallel", "--no-isolate"];
 
 /**
- * Files that time the event loop from inside the process, run alone after the rest: a
- * second worker busy on the other core, with the file's own thread-pool work, would count
- * as the loop held; and the docs script is read once per process, so in a worker that had
- * served it already (docs-page.test.ts) the test would time nothing (0.0 ms, as it did
- * when every file ran in one process).
+ * Files that time the event loop's first serving of something read once per process, run
+ * alone after the rest: the docs script is read once, so in a worker that had served it
+ * already (docs-page.test.ts) the test would time nothing (0.0 ms, as it did when every
+ * file ran in one process).
  */
 const ALONE = ["test/docs-script-loop.test.ts"];
 
