@@ -11,8 +11,10 @@ import type { RawJson } from "./raw-json.ts";
 import { employeeJson } from "./records.ts";
 import type { EmployeesParams } from "./request-params.ts";
 import { checkFilterReadable, checkSyncAfterRestriction, restrictedBinding, restrictedReadsOf } from "./restricted-reads.ts";
-import { restrictedEmployeeJson, type CredentialRestriction } from "./restriction.ts";
+import { RESTRICTABLE_FIELDS, restrictedEmployeeJson, type CredentialRestriction, type EmployeeFieldName } from "./restriction.ts";
 import type { EmployeePageQuery, Store } from "./store.ts";
+
+const isEmployeeField = (name: string): name is EmployeeFieldName => (RESTRICTABLE_FIELDS as readonly string[]).includes(name);
 
 /**
  * One page of the organisation's employees as its JSON body; throws 400 `cursor` for a
@@ -29,7 +31,10 @@ export async function listEmployeePage(
 ): Promise<RawJson<Page<EmployeeJson>>> {
   const { limit, cursor, ...filters } = params;
   if (restriction) {
-    checkFilterReadable(restriction, "status", filters.status);
+    // A filter named as an employee field tests that field: refused unless the client reads it.
+    for (const [name, value] of Object.entries(filters)) {
+      if (isEmployeeField(name)) checkFilterReadable(restriction, name, value);
+    }
     checkSyncAfterRestriction(restriction, filters.updated_since);
   }
   const query = (after: KeysetPosition<"number"> | undefined, n: number): EmployeePageQuery => ({

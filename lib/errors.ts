@@ -128,6 +128,15 @@ export function storeUnavailable(): ApiError {
   });
 }
 
+/**
+ * A 501 from an endpoint whose data the server's Store does not provide: the endpoint came
+ * with an optional Store method the host's own store predates (docs/embedding.md, "How the
+ * Store interface changes"). Nothing to retry; the server's other endpoints are unaffected.
+ */
+export function notProvidedByStore(): ApiError {
+  return new ApiError(501, "server_error", "This endpoint is not available on this server: its data store does not provide what it reads.");
+}
+
 export function serverError(): ApiError {
   return new ApiError(500, "server_error", "The server failed to answer this request; it has been logged.");
 }

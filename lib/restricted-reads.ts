@@ -6,7 +6,7 @@
  */
 import { ApiError, invalidParam } from "./errors.ts";
 import type { ClosureDayRecord } from "./records.ts";
-import { readsField, selectsSome, type CredentialRestriction } from "./restriction.ts";
+import { readsField, selectsSome, type CredentialRestriction, type EmployeeFieldName } from "./restriction.ts";
 import type { RestrictedReads, Store } from "./store.ts";
 
 /** The store's reads for a restricted client; a store without them is a host's mistake that must not serve the whole organisation. */
@@ -31,7 +31,7 @@ export function checkSyncAfterRestriction(restriction: CredentialRestriction, up
 }
 
 /** 400 for a filter on a field the client may not read: filtering by it would tell its value. */
-export function checkFilterReadable(restriction: CredentialRestriction, field: "status", value: unknown): void {
+export function checkFilterReadable(restriction: CredentialRestriction, field: EmployeeFieldName, value: unknown): void {
   if (value === undefined || readsField(restriction, field)) return;
   throw invalidParam(field, `This credential may not read the employee field '${field}', so it cannot filter by it.`);
 }

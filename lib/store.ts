@@ -6,6 +6,9 @@
  * Conventions for every method: instants are epoch milliseconds; dates are `YYYY-MM-DD`
  * strings; ids are lower-case UUIDs; deleted records never come back from a read;
  * a store that cannot reach its database throws `StoreUnavailableError`.
+ *
+ * Host stores implement this interface, so it grows only by optional members, each saying
+ * what happens without it (docs/embedding.md, "How the Store interface changes").
  */
 import type { DeletedResource } from "./deleted-resources.ts";
 import type { EmployeeFilters, LeaveFilters } from "./list-filters.ts";
@@ -324,3 +327,10 @@ export interface Store {
 
   close(): Promise<void>;
 }
+
+/**
+ * The Store's optional members (`listText`, `restricted`, `dataVersion`, …): what a store
+ * may leave out and still serve. A route that cannot answer without one names it
+ * (`needs` in server/route-types.ts) and is answered 501 on a store that lacks it.
+ */
+export type OptionalStoreMember = { [K in keyof Store]-?: undefined extends Store[K] ? K : never }[keyof Store];

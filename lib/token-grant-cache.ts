@@ -8,7 +8,7 @@
  * at once. Only live grants are kept: an unknown token is asked of the store every time,
  * so a token just issued by another instance works here at once.
  */
-import type { AdminStore, ImportRunOptions, ImportWriter, NewClient } from "./admin-store.ts";
+import type { AdminStore } from "./admin-store.ts";
 import type { AccessTokenGrant, Store } from "./store.ts";
 
 /** How long `leaveapi`'s own stores reuse a grant (docs/api.md, "Using a token"). */
@@ -63,67 +63,41 @@ function grantCache(store: Store, options: TokenGrantCacheOptions) {
   return { findToken, close, thenForget };
 }
 
-function isAdminStore(store: Store): store is Store & AdminStore {
-  const admin = store as Partial<AdminStore>;
-  return typeof admin.revokeClient === "function" && typeof admin.setApiEnabled === "function";
+/**
+ * `target` with `own` in place of the members it names, and every other member of
+ * `target` (its own and its prototype chain's, so a class instance's methods too) forwarded
+ * to it, bound: a wrapper that writes only what it intercepts, so that a member added to
+ * the Store later reaches through it untouched. A member `target` lacks stays absent,
+ * since an optional member's absence is what says a store has not got it.
+ */
+function forwardingTo<T extends object>(target: T, own: Partial<T>): T {
+  const forwarded: Record<PropertyKey, unknown> = {};
+  for (let layer: object | null = target; layer !== null && layer !== Object.prototype; layer = Object.getPrototypeOf(layer)) {
+    for (const key of Reflect.ownKeys(layer)) {
+      if (key === "constructor" || Object.hasOwn(forwarded, key)) continue;
+      const value: unknown = Reflect.get(target, key);
+      forwarded[key] = typeof value === "function" ? value.bind(target) : value;
+    }
+  }
+  return Object.assign(forwarded, own) as T;
 }
 
 /**
- * `store` with its `findToken` answers reused for `ttlMs`. When `store` is also an
- * AdminStore, the result is one too, and its `revokeClient`, `setApiEnabled` and `deleteOrganisation` take
- * effect on this cache at once.
+ * `store` with its `findToken` answers reused for `ttlMs`; every other member is the
+ * store's own. When `store` is also an AdminStore, so is the result, and its
+ * `revokeClient`, `setApiEnabled`, `deleteOrganisation` and `restrictClient` take effect
+ * on this cache at once.
  */
-export function withTokenGrantCache(store: Store & AdminStore, options: TokenGrantCacheOptions): Store & AdminStore;
-export function withTokenGrantCache(store: Store, options: TokenGrantCacheOptions): Store;
-export function withTokenGrantCache(store: Store, options: TokenGrantCacheOptions): Store | (Store & AdminStore) {
+export function withTokenGrantCache<S extends Store>(store: S, options: TokenGrantCacheOptions): S {
   const cache = grantCache(store, options);
-  const cached: Store = {
-    installationKey: () => store.installationKey(),
-    findClient: (clientId) => store.findClient(clientId),
-    saveToken: (digest, grant) => store.saveToken(digest, grant),
-    findToken: cache.findToken,
-    takeRateSlot: (key, now, limit, windowMs) => store.takeRateSlot(key, now, limit, windowMs),
-    takeRateSlotAndSaveToken: (slot, digest, grant) => store.takeRateSlotAndSaveToken(slot, digest, grant),
-    checkRateLimit: (key, now, limit, windowMs) => store.checkRateLimit(key, now, limit, windowMs),
-    sweepRateEvents: (now, windowMs) => store.sweepRateEvents(now, windowMs),
-    listEmployees: (query) => store.listEmployees(query),
-    findEmployee: (organisationId, id) => store.findEmployee(organisationId, id),
-    listOverlappingLeave: (query) => store.listOverlappingLeave(query),
-    listDeletions: (query) => store.listDeletions(query),
-    sweepDeletions: (before) => store.sweepDeletions(before),
-    listClosureDays: (organisationId, from, to) => store.listClosureDays(organisationId, from, to),
-    observedCalendars: (organisationId, from, to) => store.observedCalendars(organisationId, from, to),
-    listImportedPublicHolidays: (organisationId, calendars, fromYear, toYear) => store.listImportedPublicHolidays(organisationId, calendars, fromYear, toYear),
-    ping: () => store.ping(),
-    close: cache.close,
-  };
-  // The optional read, forwarded only where the store has it: its absence is what says so.
-  const { listText } = store;
-  if (listText) cached.listText = (query) => listText.call(store, query);
-  if (store.restricted) cached.restricted = store.restricted;
-  const { dataVersion } = store;
-  if (dataVersion) cached.dataVersion = (organisationId) => dataVersion.call(store, organisationId);
-  if (!isAdminStore(store)) return cached;
-  const admin: AdminStore = {
-    migrate: () => store.migrate(),
-    createOrganisation: (org) => store.createOrganisation(org),
-    listOrganisations: () => store.listOrganisations(),
-    findOrganisation: (id) => store.findOrganisation(id),
-    setApiEnabled: (id, enabled) => cache.thenForget(store.setApiEnabled(id, enabled)),
-    createClient: (client: NewClient) => store.createClient(client),
-    renameOrganisation: (id, name) => store.renameOrganisation(id, name),
-    countOrganisationContents: (id) => store.countOrganisationContents(id),
-    deleteOrganisation: (id) => cache.thenForget(store.deleteOrganisation(id)),
-    listClients: (organisationId) => store.listClients(organisationId),
-    listAllClients: () => store.listAllClients(),
-    rotateClientSecret: (clientId, secretDigest, previousExpiresAt) => store.rotateClientSecret(clientId, secretDigest, previousExpiresAt),
-    revokeClient: (clientId, now) => cache.thenForget(store.revokeClient(clientId, now)),
-    runImport: <T>(work: (writer: ImportWriter) => Promise<T>, options?: ImportRunOptions) => store.runImport(work, options),
-    findEmployeeForErasure: (organisationId, key) => store.findEmployeeForErasure(organisationId, key),
-    scrubDeleted: (options) => store.scrubDeleted(options),
-  };
+  const own: Partial<Store & AdminStore> = { findToken: cache.findToken, close: cache.close };
+  const admin = store as Partial<AdminStore>;
+  // Each change to tokens' validity forgets the cache once it is done.
+  const { setApiEnabled, deleteOrganisation, revokeClient, restrictClient } = admin;
+  if (setApiEnabled) own.setApiEnabled = (id, enabled) => cache.thenForget(setApiEnabled.call(store, id, enabled));
+  if (deleteOrganisation) own.deleteOrganisation = (id) => cache.thenForget(deleteOrganisation.call(store, id));
+  if (revokeClient) own.revokeClient = (clientId, now) => cache.thenForget(revokeClient.call(store, clientId, now));
   // A changed restriction takes effect on this cache at once, as a revocation does.
-  const { restrictClient } = store;
-  if (restrictClient) admin.restrictClient = (clientId, restriction) => cache.thenForget(restrictClient.call(store, clientId, restriction));
-  return { ...cached, ...admin };
+  if (restrictClient) own.restrictClient = (clientId, restriction) => cache.thenForget(restrictClient.call(store, clientId, restriction));
+  return forwardingTo(store, own as Partial<S>);
 }

@@ -3,7 +3,7 @@
  * valibot schemas that validate requests and type responses (server/openapi-schemas.ts),
  * operations in server/openapi-paths.ts, the rest in server/openapi-components.ts.
  *
- * Served at GET /v1/openapi.json (server/metadata.ts adds this deployment's URLs) and
+ * Served at GET /v1/openapi.json (`openApiFor` adds this deployment's URLs) and
  * committed as openapi.json by `npm run openapi`; test/openapi.test.ts fails when the
  * committed file is not current, and every response the HTTP tests receive is validated
  * against it (test/openapi-conformance.ts).
@@ -81,4 +81,23 @@ export const openApiDocument = buildOpenApiDocument();
 /** The committed openapi.json, byte for byte: what `npm run openapi` writes and the test compares. */
 export function renderOpenApiJson(): string {
   return `${JSON.stringify(openApiDocument, null, 2)}\n`;
+}
+
+/** The document with this deployment's URLs: relative token URLs break under a path prefix. */
+export function openApiFor(issuer: string) {
+  const schemes = openApiDocument.components.securitySchemes;
+  return {
+    ...openApiDocument,
+    servers: [{ url: issuer }],
+    components: {
+      ...openApiDocument.components,
+      securitySchemes: {
+        ...schemes,
+        oauth2: {
+          ...schemes.oauth2,
+          flows: { clientCredentials: { ...schemes.oauth2.flows.clientCredentials, tokenUrl: `${issuer}/v1/oauth/token` } },
+        },
+      },
+    },
+  };
 }

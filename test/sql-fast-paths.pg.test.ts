@@ -25,6 +25,7 @@ import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import { addDays } from "../lib/dates.ts";
 import { employeeJson, LEAVE_STATUSES, leaveBookingJson, type EmployeeRecord, type LeaveBookingRecord } from "../lib/records.ts";
 import { listTextOf } from "../adapters/sql/record-bodies.ts";
+import { EMPLOYEE_FILTER_RULES, LEAVE_FILTER_RULES, type EmployeeFilters, type LeaveFilters, type OptionalFilter } from "../lib/list-filters.ts";
 import type { EmployeePageQuery, LeavePageQuery, ListText } from "../lib/store.ts";
 import { ANNUAL, booking, employee, SICK } from "./support.ts";
 import { freshSchemaName, POSTGRES_DRIVERS, testRunDatabaseUrl } from "./test-stores.ts";
@@ -175,26 +176,45 @@ const leaveText = (rows: LeaveBookingRecord[], limit: number): ListText =>
 /** An arbitrary that gives `undefined` when `present` is false: a filter combination fixed by a mask. */
 const maybe = <T>(present: boolean, value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => (present ? value : fc.constant(undefined));
 
+/**
+ * The values tried for each optional filter of a list, keyed by the filters lib/list-filters.ts
+ * declares: a new filter does not compile until it has values here, and the combinations
+ * tried grow with it (`maskBits`).
+ */
+type FilterValues<F> = { [K in OptionalFilter<F>]-?: fc.Arbitrary<Exclude<F[K], undefined>> };
+
+/** One bit per optional filter the list declares (its rules), then one for the cursor (the last bit, `maskBits - 1`). */
+const maskBits = (rules: object) => Object.keys(rules).length + 1;
+
+/** The optional filters as a mask picks them: filter `i` is given when bit `i` is set. */
+function pickedFilters<F>(values: FilterValues<F>, has: (bit: number) => boolean): fc.Arbitrary<Partial<F>> {
+  const picked = Object.entries(values as Record<string, fc.Arbitrary<unknown>>).map(([name, value], bit) => [name, maybe(has(bit), value)] as const);
+  return fc.record(Object.fromEntries(picked)) as fc.Arbitrary<Partial<F>>;
+}
+
 /** Every subset of `count` optional filters, as masks. */
 const masks = (count: number) => Array.from({ length: 2 ** count }, (_, mask) => (bit: number) => (mask & (1 << bit)) !== 0);
 
+const employeeFilterValues: FilterValues<EmployeeFilters> = {
+  status: fc.constantFrom(...STATUSES, "nobody"),
+  updated_since: fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 1500, T0 + 9000),
+};
+const EMPLOYEE_MASK_BITS = maskBits(EMPLOYEE_FILTER_RULES);
+
 function employeeQueries(orgs: OrgData[], has: (bit: number) => boolean): fc.Arbitrary<EmployeePageQuery> {
   return fc.constantFrom(...orgs).chain((org) =>
-    fc
-      .record({
-        organisationId: fc.constant(org.id),
-        status: maybe(has(0), fc.constantFrom(...STATUSES, "nobody")),
-        updatedSince: maybe(has(1), fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 1500, T0 + 9000)),
-        after: maybe(
-          has(2),
-          fc.oneof(
-            fc.constantFrom(...org.employees).map((e) => ({ updatedAt: e.updated_at, id: e.id })),
-            fc.record({ updatedAt: fc.constantFrom(...IMPORT_TIMES), id: fc.uuid() }),
-          ),
+    fc.record({
+      organisationId: fc.constant(org.id),
+      filters: pickedFilters(employeeFilterValues, has),
+      after: maybe(
+        has(EMPLOYEE_MASK_BITS - 1),
+        fc.oneof(
+          fc.constantFrom(...org.employees).map((e) => ({ updatedAt: e.updated_at, id: e.id })),
+          fc.record({ updatedAt: fc.constantFrom(...IMPORT_TIMES), id: fc.uuid() }),
         ),
-        limit: fc.integer({ min: 1, max: 40 }),
-      })
-      .map(({ status, updatedSince, ...q }) => ({ ...q, filters: { status, updated_since: updatedSince } })),
+      ),
+      limit: fc.integer({ min: 1, max: 40 }),
+    }),
   );
 }
 
@@ -207,6 +227,13 @@ function windowStart(org: OrgData): fc.Arbitrary<string> {
   );
 }
 
+const leaveFilterValues = (org: OrgData): FilterValues<LeaveFilters> => ({
+  status: fc.constantFrom(...LEAVE_STATUSES),
+  employee_id: fc.oneof(fc.constantFrom(...org.employees.map((e) => e.id)), fc.uuid()),
+  updated_since: fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 9000),
+});
+const LEAVE_MASK_BITS = maskBits(LEAVE_FILTER_RULES);
+
 function leaveQueries(orgs: OrgData[], has: (bit: number) => boolean): fc.Arbitrary<LeavePageQuery> {
   return fc.constantFrom(...orgs).chain((org) =>
     fc
@@ -214,11 +241,9 @@ function leaveQueries(orgs: OrgData[], has: (bit: number) => boolean): fc.Arbitr
         organisationId: fc.constant(org.id),
         from: windowStart(org),
         days: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 90 })),
-        status: maybe(has(0), fc.constantFrom(...LEAVE_STATUSES)),
-        employeeId: maybe(has(1), fc.oneof(fc.constantFrom(...org.employees.map((e) => e.id)), fc.uuid())),
-        updatedSince: maybe(has(2), fc.constantFrom(T0 - 1, ...IMPORT_TIMES, T0 + 9000)),
+        picked: pickedFilters(leaveFilterValues(org), has),
         after: maybe(
-          has(3),
+          has(LEAVE_MASK_BITS - 1),
           fc.oneof(
             fc.constantFrom(...org.bookings).map((b) => ({ startDate: b.start_date, id: b.id })),
             fc.record({ startDate: fc.integer({ min: -400, max: 900 }).map((d) => addDays(FIRST_DAY, d)), id: fc.uuid() }),
@@ -226,26 +251,23 @@ function leaveQueries(orgs: OrgData[], has: (bit: number) => boolean): fc.Arbitr
         ),
         limit: fc.integer({ min: 1, max: 40 }),
       })
-      .map(({ days, from, status, employeeId, updatedSince, ...q }) => ({
-        ...q,
-        filters: { from, to: addDays(from, days), status, employee_id: employeeId, updated_since: updatedSince },
-      })),
+      .map(({ days, from, picked, ...q }) => ({ ...q, filters: { ...picked, from, to: addDays(from, days) } })),
   );
 }
 
 /**
- * For each combination of `filters` optional filters, 25 queries on which `fast` must
+ * For each combination of `bits` optional filters and cursor, 25 queries on which `fast` must
  * answer as `plain`; says how many answers had rows (a check that passes on empty pages
  * proves little).
  */
 async function agreeOverEveryCombination<Q, A extends unknown[] | ListText | null>(
-  filters: number,
+  bits: number,
   queries: (has: (bit: number) => boolean) => fc.Arbitrary<Q>,
   fast: (q: Q) => Promise<A>,
   plain: (q: Q) => Promise<A>,
 ): Promise<number> {
   let nonEmpty = 0;
-  for (const has of masks(filters)) {
+  for (const has of masks(bits)) {
     await fc.assert(
       fc.asyncProperty(queries(has), async (q) => {
         const answer = await fast(q);
@@ -282,7 +304,7 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
 
     test("employees page: every combination of status, updated_since and cursor", async () => {
       const nonEmpty = await agreeOverEveryCombination(
-        3,
+        EMPLOYEE_MASK_BITS,
         (has) => employeeQueries(orgs, has),
         target.store.listEmployees,
         (q) => plainEmployees(target.plain, q),
@@ -292,7 +314,7 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
 
     test("leave page: every combination of status, employee, updated_since and cursor, over any window", async () => {
       const nonEmpty = await agreeOverEveryCombination(
-        4,
+        LEAVE_MASK_BITS,
         (has) => leaveQueries(orgs, has),
         target.store.listOverlappingLeave,
         (q) => plainLeave(target.plain, q),
@@ -302,7 +324,7 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
 
     test("employees page as text: every combination of status, updated_since and cursor", async () => {
       const nonEmpty = await agreeOverEveryCombination(
-        3,
+        EMPLOYEE_MASK_BITS,
         (has) => employeeQueries(orgs, has),
         (q) => target.store.listText!({ list: "employees", query: q }),
         async (q) => employeesText(await plainEmployees(target.plain, { ...q, limit: q.limit + 1 }), q.limit),
@@ -312,7 +334,7 @@ function runAgainstPlainKysely(name: string, open: () => Promise<Target>) {
 
     test("leave page as text: every combination of status, employee, updated_since and cursor, over any window", async () => {
       const nonEmpty = await agreeOverEveryCombination(
-        4,
+        LEAVE_MASK_BITS,
         (has) => leaveQueries(orgs, has),
         (q) => target.store.listText!({ list: "leave-requests", query: q }),
         async (q) => leaveText(await plainLeave(target.plain, { ...q, limit: q.limit + 1 }), q.limit),

@@ -190,6 +190,30 @@ describe("withTokenGrantCache on an injected clock", () => {
   });
 });
 
+describe("withTokenGrantCache forwards what it does not intercept", () => {
+  test("a method added to a store reaches through the wrapper, bound to the store; a member it lacks stays absent", async () => {
+    const store = createMemoryStore();
+    closing.push(() => store.close());
+    const calls: string[] = [];
+    // A Store that grew a method after this wrapper was written, on a class as a host might write it.
+    class GrownStore {
+      readonly #answer = "from the store";
+      listAbsenceReasons(organisationId: string) {
+        calls.push(organisationId);
+        return Promise.resolve(this.#answer);
+      }
+    }
+    // Without `restricted` (the memory store has no `listText` either): optional members it lacks.
+    const { restricted: _lacking, ...withoutRestricted } = store;
+    const grown: Store & GrownStore = Object.assign(new GrownStore(), withoutRestricted);
+    const cached = withTokenGrantCache(grown, { now: manualClock().now });
+    expect(await cached.listAbsenceReasons("org")).toBe("from the store");
+    expect(calls).toEqual(["org"]);
+    expect(await cached.findEmployee(crypto.randomUUID(), crypto.randomUUID())).toBeNull();
+    expect(["listText" in cached, "restricted" in cached, typeof cached.dataVersion]).toEqual([false, false, "function"]);
+  });
+});
+
 describe("the SQLite store opens with the grant cache", () => {
   /** Two stores on one SQLite file, like two instances on one database, with a live token. */
   async function twoInstances() {
