@@ -7,6 +7,7 @@
 import { openPostgresStore, type PostgresDriver } from "../adapters/postgres.ts";
 import { openSqliteStore } from "../adapters/bun/sqlite.ts";
 import type { SqlAdminStore } from "../adapters/sql/sql-admin-store.ts";
+import { bunSqliteTemplates } from "./sqlite-templates.ts";
 import pg from "pg";
 
 export type TestStoreKind = "sqlite" | "postgres";
@@ -122,13 +123,19 @@ async function openPostgresTestStore(now?: () => number, driver = testPostgresDr
   return store;
 }
 
-/** A fresh, migrated store of the kind this run tests; closed after the test by `closeTestStores`. */
+/**
+ * A fresh, migrated store of the kind this run tests; closed after the test by
+ * `closeTestStores`. In memory, a copy of one migrated once (sqlite-templates.ts).
+ */
 export async function openTestStore(options: { filename?: string; now?: () => number } = {}): Promise<SqlAdminStore> {
   let store: SqlAdminStore;
   if (testStoreKind === "postgres" && options.filename === undefined) {
     store = await openPostgresTestStore(options.now);
+  } else if (options.filename === undefined) {
+    store = await bunSqliteTemplates.memory({ now: options.now });
   } else {
-    store = openSqliteStore({ filename: options.filename ?? ":memory:", now: options.now });
+    // A file may be one a store of the test opened already: opened and migrated (a no-op then) as the product does.
+    store = openSqliteStore({ filename: options.filename, now: options.now });
     await store.migrate();
   }
   opened.add(store);

@@ -44,7 +44,16 @@ function hotConnection(options: SqliteStoreOptions): HotConnection | undefined {
 
 /** Opens (creating if needed) a SQLite store. Call `migrate()` before use. */
 export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
-  const database = cachingSqliteDatabase(openDatabase(options));
+  return sqliteStoreOn(openDatabase(options), options);
+}
+
+/**
+ * The store on a database already open and set up by `configureSqlite` for `options`:
+ * openSqliteStore's second half, apart so that the tests can hand it an in-memory copy of
+ * a database migrated once (test/sqlite-templates.ts) instead of migrating each anew.
+ */
+export function sqliteStoreOn(database: Database, options: SqliteStoreOptions): SqlAdminStore {
+  const cached = cachingSqliteDatabase(database);
   const hot = hotConnection(options);
-  return sqliteStore(database, { isUnavailable, hot, now: options.now, sha256Hex: nodeSha256Hex, checkTokensFile: watchTokensFile(options.filename) });
+  return sqliteStore(cached, { isUnavailable, hot, now: options.now, sha256Hex: nodeSha256Hex, checkTokensFile: watchTokensFile(options.filename) });
 }

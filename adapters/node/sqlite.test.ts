@@ -1,21 +1,21 @@
 /**
  * The Store contract on the node:sqlite adapter (the one Deno uses), run here under Bun,
- * in memory and in a file; the AdminStore contract in memory.
+ * in memory and in a file; the AdminStore contract in memory. Each test's store is a copy
+ * of one that node:sqlite migrated from empty, and loaded with the test's fixture, once
+ * (test/sqlite-templates.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openNodeSqliteStore } from "./sqlite.ts";
-import { writeFixture, type ContractFixture } from "../../testing/contract-fixture.ts";
+import { fixtureContents, nodeSqliteTemplates as templates } from "../../test/sqlite-templates.ts";
+import type { ContractFixture } from "../../testing/contract-fixture.ts";
 import { runAdminStoreContract } from "../../testing/admin-store-contract.ts";
 import { runStoreContract } from "../../testing/store-contract.ts";
 
-async function filled(filename: string, fixture: ContractFixture) {
-  const store = openNodeSqliteStore({ filename });
-  await store.migrate();
-  await writeFixture(store, fixture);
-  return store;
+function filled(filename: string, fixture: ContractFixture) {
+  const contents = fixtureContents(fixture);
+  return filename === ":memory:" ? templates.memory({ contents }) : templates.file(filename, { contents });
 }
 
 runStoreContract(
@@ -52,8 +52,7 @@ runAdminStoreContract(
   {
     name: "node:sqlite in memory",
     create: async () => {
-      const store = openNodeSqliteStore({ filename: ":memory:" });
-      await store.migrate();
+      const store = await templates.memory();
       return { store, dispose: () => store.close() };
     },
   },

@@ -85,6 +85,15 @@ export function openNodeSqliteStore(options: NodeSqliteStoreOptions): SqlAdminSt
   const database = new DatabaseSync(options.filename);
   createTokensFile(options.filename);
   configureSqlite(database, options);
+  return nodeSqliteStoreOn(database, options);
+}
+
+/**
+ * The store on a database already open and set up by `configureSqlite` for `options`:
+ * openNodeSqliteStore's second half, apart so that the tests can hand it an in-memory copy
+ * of a database migrated once (test/sqlite-templates.ts) instead of migrating each anew.
+ */
+export function nodeSqliteStoreOn(database: DatabaseSync, options: NodeSqliteStoreOptions): SqlAdminStore {
   return sqliteStore(kyselyDatabase(database), {
     isUnavailable,
     now: options.now,
