@@ -5,7 +5,7 @@
  * unit test that tries to reach one fails here at once rather than passing on a machine
  * that happens to run Postgres. Ends with one line: `tests: N passed, N failed`.
  */
-import { finish, isUnit, runBunTest, testFiles } from "./test-files.ts";
+import { ALONE, finish, isUnit, runBunTest, testFiles } from "./test-files.ts";
 
 const NO_SERVER = "postgres://unit-tests-reach-no-server@127.0.0.1:1/none";
 
@@ -18,14 +18,6 @@ const NO_SERVER = "postgres://unit-tests-reach-no-server@127.0.0.1:1/none";
  * contract files, the longest, sort first (adapters/) and so start first.
  */
 const PARALLEL = ["--parallel", "--no-isolate"];
-
-/**
- * Files that time the event loop's first serving of something read once per process, run
- * alone after the rest: the docs script is read once, so in a worker that had served it
- * already (docs-page.test.ts) the test would time nothing (0.0 ms, as it did when every
- * file ran in one process).
- */
-const ALONE = ["test/docs-script-loop.test.ts"];
 
 const unit = testFiles().filter(isUnit);
 const missing = ALONE.filter((f) => !unit.includes(f));

@@ -71,6 +71,14 @@ export async function runPostgresTier(): Promise<RunTotals[]> {
 }
 
 /** What `npm test` runs on SQLite: every test file but the `*.pg.test.ts` ones, which the Postgres tier runs. */
+/**
+ * Files that time the event loop's first serving of something read once per process, run
+ * alone after the rest (by run-unit.ts and run-all.ts): the docs script is read once, so in
+ * a process that had served it already (docs-page.test.ts) the test would time nothing
+ * (0.0 ms, as it did when every file ran in one process).
+ */
+export const ALONE: readonly string[] = ["test/docs-script-loop.test.ts"];
+
 export function sqliteRun(files: readonly string[] = testFiles()): string[] {
   return files.filter((f) => !isPostgresOnly(f));
 }
