@@ -15,7 +15,7 @@
  * organisation without one pays one lookup of its id (SQLite) or a join of the statement's
  * rows with that short list (Postgres) (selection-copy-triggers.ts).
  */
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { sha256Hex } from "../../lib/digest.ts";
 import type { EmployeeSelection } from "../../lib/restriction.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
@@ -178,5 +178,9 @@ export async function refreshSelectionCopies(db: AnyDb, caps: SqlCapabilities): 
   }
 }
 
-/** The typed store's Kysely as the untyped one the copies are written with. */
-export const anyDb = <T>(db: Kysely<T>): AnyDb => db as unknown as AnyDb;
+/**
+ * The typed store's Kysely (or a transaction of it) as the untyped one the copies are
+ * written with. Typed `object`, not `Kysely<T>`: Deno's checker cannot infer `T` from a
+ * `Transaction<Tables>` (`fn.any`'s overloads do not unify).
+ */
+export const anyDb = (db: object): AnyDb => db as AnyDb;
