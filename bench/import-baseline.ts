@@ -22,8 +22,8 @@ import { CLI, runCli } from "./harness/processes.ts";
 import type { Target } from "./harness/report.ts";
 
 /**
- * "Today's" import of issue 41: main when round four's work began (99ecee6, "scripts/image.ts
- * takes the last commit's time from release.ts…"), before any of its changes were merged.
+ * "Today's" import of issue 41: main when round four's work began (99ecee6, whose subject
+ * begins "scripts/image.ts takes the last commit's time"), before any of its changes were merged.
  */
 export const BASELINE_REF = "99ecee6";
 /** The target: ours at least this many times the baseline's rows per second. */
