@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { nodeSha256Hex } from "../node-crypto.ts";
 import { createTokensFile, watchTokensFile } from "../sqlite-tokens-file.ts";
-import { cachingSqliteDatabase, sqliteHotConnection, type HotConnection } from "../sql/fast-paths.ts";
+import { cachingSqliteDatabase, sqliteHotConnection, type BunDatabase, type HotConnection } from "../sql/fast-paths.ts";
 import type { SqlAdminStore } from "../sql/sql-admin-store.ts";
 import { configureSqlite, sqliteStore, type SqliteStoreOptions } from "../sql/sqlite-store.ts";
 
@@ -51,8 +51,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqlAdminStore {
  * The store on a database already open and set up by `configureSqlite` for `options`:
  * openSqliteStore's second half, apart so that the tests can hand it an in-memory copy of
  * a database migrated once (test/sqlite-templates.ts) instead of migrating each anew.
+ * Typed by what it uses (`BunDatabase`), not bun:sqlite's class, so that the package's
+ * declarations name no `bun:sqlite` a Node consumer's TypeScript cannot find.
  */
-export function sqliteStoreOn(database: Database, options: SqliteStoreOptions): SqlAdminStore {
+export function sqliteStoreOn(database: BunDatabase, options: SqliteStoreOptions): SqlAdminStore {
   const cached = cachingSqliteDatabase(database);
   const hot = hotConnection(options);
   return sqliteStore(cached, { isUnavailable, hot, now: options.now, sha256Hex: nodeSha256Hex, checkTokensFile: watchTokensFile(options.filename) });
