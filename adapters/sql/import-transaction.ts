@@ -155,8 +155,25 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
   await refreshStatistics(ctx);
   // What the deleted records left in the files goes too (docs/api.md, "Personal data"); a checkpoint
   // readers keep from finishing is owed, not waited for past the busy timeout.
-  if (deletedAny) await scrubDeleted(ctx);
+  if (deletedAny) await scrubAfterCommit(ctx);
   return result;
+}
+
+/**
+ * The scrub after an import's commit. The import has landed by then, so a checkpoint that
+ * another process keeps busy (a second import's commit checkpointing at the same moment
+ * answers SQLITE_BUSY at once, whatever the busy timeout) must not make it report failure,
+ * as "nothing was written": it is left owed instead, for `serve` to finish (erasure.ts).
+ */
+async function scrubAfterCommit(ctx: SqlContext): Promise<void> {
+  try {
+    await scrubDeleted(ctx);
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    await scrubDeleted(ctx, { wait: false }).catch((again: unknown) => {
+      if (!isBusy(again)) throw again;
+    });
+  }
 }
 
 /** Rolls an import back on `conn`, and gives back what it spilled into SQLite's log. */
