@@ -19,6 +19,20 @@ import type { Tables } from "./tables.ts";
 const PENDING = "scrub_pending";
 
 /**
+ * Marks a scrub owed on `db` (an import's own transaction: it holds the data file's lock
+ * already), so that a scrub after the commit that another writer keeps from finishing is
+ * still done later by `serve`. No-op on Postgres, whose vacuum waits for no one's lock.
+ */
+export async function markScrubOwed(db: Kysely<Tables>, dialect: "sqlite" | "postgres", now: number): Promise<void> {
+  if (dialect !== "sqlite") return;
+  await db
+    .insertInto("installation")
+    .values({ name: PENDING, value: String(now) })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .execute();
+}
+
+/**
  * Clears what deleted records may have left. `wait: false` (the server's housekeeping)
  * never waits for another process's readers or writer: a checkpoint that cannot finish at
  * once is left owed. `onlyIfOwed` does nothing unless an earlier one was left owed.

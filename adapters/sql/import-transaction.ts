@@ -8,7 +8,7 @@ import { sql, type Kysely } from "kysely";
 import type { ImportRunOptions, ImportWriter } from "../../lib/admin-store.ts";
 import type { SqlCapabilities } from "./capabilities.ts";
 import { DryRunShadow } from "./dry-run-shadow.ts";
-import { scrubDeleted } from "./erasure.ts";
+import { markScrubOwed, scrubDeleted } from "./erasure.ts";
 import { withPageCache } from "./fast-paths.ts";
 import { newDataVersions } from "./data-versions.ts";
 import { ImportStamps } from "./published-stamps.ts";
@@ -140,6 +140,8 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
         }
         await writer.finish(stamps.writtenOrganisations());
         deletedAny = writer.deletedAny;
+        // Owed from the commit on; the scrub after it clears the mark when it finishes.
+        if (deletedAny) await markScrubOwed(conn, ctx.caps.dialect, Date.now());
         await newDataVersions(conn, named, ctx.options.randomBytes);
         // Last, so that the instant it records is as close to the commit as can be.
         await stamps.publish();
@@ -160,19 +162,18 @@ export async function runImport<T>(ctx: SqlContext, work: (writer: ImportWriter)
 }
 
 /**
- * The scrub after an import's commit. The import has landed by then, so a checkpoint that
- * another process keeps busy (a second import's commit checkpointing at the same moment
- * answers SQLITE_BUSY at once, whatever the busy timeout) must not make it report failure,
- * as "nothing was written": it is left owed instead, for `serve` to finish (erasure.ts).
+ * The scrub after an import's commit. The import has landed by then, so a scrub that
+ * another writer keeps from finishing must not make it report failure, as "nothing was
+ * written": a checkpoint another writer keeps busy is answered as busy, but the scrub's
+ * own note of it is a write to the data file, and a second import that waited for this
+ * one takes the lock at its commit and may hold it past the busy timeout. The import's
+ * transaction marked the scrub owed (markScrubOwed), so `serve` finishes it later.
  */
 async function scrubAfterCommit(ctx: SqlContext): Promise<void> {
   try {
     await scrubDeleted(ctx);
   } catch (error) {
     if (!isBusy(error)) throw error;
-    await scrubDeleted(ctx, { wait: false }).catch((again: unknown) => {
-      if (!isBusy(again)) throw again;
-    });
   }
 }
 
