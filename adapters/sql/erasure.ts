@@ -46,32 +46,42 @@ export async function scrubDeleted(ctx: SqlContext, options: { wait?: boolean; o
   }
   const owed = async () => (await db.selectFrom("installation").select("name").where("name", "=", PENDING).executeTakeFirst()) !== undefined;
   if (options.onlyIfOwed && !(await owed())) return { complete: true };
-  // A synchronous driver waits in the busy handler with the whole process: the server asks not to.
+  // A synchronous driver waits in the busy handler with the whole process: the server asks
+  // not to wait, neither at the checkpoint nor at the note of it, which is a write that an
+  // import holding the file's lock would keep waiting (every request stalled meanwhile).
   const timeout =
     options.wait === false ? Number(Object.values((await sql<Record<string, number>>`pragma busy_timeout`.execute(db)).rows[0] ?? {})[0] ?? 0) : 0;
   if (options.wait === false) await sql`pragma busy_timeout = 0`.execute(db);
-  let busy: number;
   try {
-    const { rows } = await sql<{ busy: number }>`pragma main.wal_checkpoint(truncate)`.execute(db);
-    busy = Number(rows[0]?.busy ?? 0);
-  } catch (error) {
-    // Another process holds the database: as busy as a checkpoint that could not finish.
-    if (options.wait !== false) throw error;
-    busy = 1;
+    let busy: number;
+    try {
+      const { rows } = await sql<{ busy: number }>`pragma main.wal_checkpoint(truncate)`.execute(db);
+      busy = Number(rows[0]?.busy ?? 0);
+    } catch (error) {
+      // Another process holds the database: as busy as a checkpoint that could not finish.
+      if (options.wait !== false) throw error;
+      busy = 1;
+    }
+    const complete = busy === 0;
+    try {
+      if (complete) {
+        if (await owed()) await db.deleteFrom("installation").where("name", "=", PENDING).execute();
+      } else if (!(await owed())) {
+        await db
+          .insertInto("installation")
+          .values({ name: PENDING, value: String(Date.now()) })
+          .onConflict((oc) => oc.column("name").doNothing())
+          .execute();
+      }
+    } catch (error) {
+      if (options.wait !== false) throw error;
+      // A writer holds the file: the note waits for the next round, as the checkpoint would.
+      return { complete: false };
+    }
+    return { complete };
   } finally {
     if (options.wait === false) await sql.raw(`pragma busy_timeout = ${Math.trunc(timeout)}`).execute(db);
   }
-  const complete = busy === 0;
-  if (complete) {
-    if (await owed()) await db.deleteFrom("installation").where("name", "=", PENDING).execute();
-  } else {
-    await db
-      .insertInto("installation")
-      .values({ name: PENDING, value: String(Date.now()) })
-      .onConflict((oc) => oc.column("name").doNothing())
-      .execute();
-  }
-  return { complete };
 }
 
 /** The live employee with one of `ids`, or the stored external id `externalId`, and how many bookings they have. */
