@@ -106,7 +106,7 @@ function postgresTriggers(caps: SqlCapabilities): string[] {
     selection_copy_employee_update: "after update on employees referencing old table as old_rows new table as new_rows",
   };
   return PG_TRIGGERS.flatMap(([name]) => [
-    `create function "${name}"() returns trigger language plpgsql as $body$ begin ${bodies[name]} return null; end $body$`,
+    `create function "${name}"() returns trigger language plpgsql set search_path from current as $body$ begin ${bodies[name]} return null; end $body$`,
     `create trigger "${name}" ${transitions[name]} for each statement execute function "${name}"()`,
   ]);
 }
