@@ -96,6 +96,32 @@ export const leaveContextQuery = defineQuery<{ organisationId: string }>()((s, d
     .where("t.organisation_id", "=", s.organisationId),
 );
 
+/**
+ * A booking of the organisation stamped at or after `since` (a stored stamp,
+ * ../published-stamps.ts), if there is one: one seek of leave_bookings_by_update. A sync
+ * poll of an organisation that has not changed asks a page filtered by exactly this, which
+ * would otherwise scan every booking of its range to find none (leave-page-queries.ts).
+ */
+export const bookingChangedQuery = defineQuery<{ organisationId: string; since: number }>()((s, db) =>
+  db.selectFrom("leave_bookings").select("id").where("organisation_id", "=", s.organisationId).where("updated_at", ">=", s.since).limit(sql.lit(1)),
+);
+
+/**
+ * A present employee of the organisation stamped at or after `since`, if there is one:
+ * what brings bookings into a restricted client's sync besides their own change (a
+ * deleted employee's bookings are never shown). `deleted_at is null` also leads SQLite to
+ * the employees page index; without it, it scans the organisation's employees by id.
+ */
+export const employeeChangedQuery = defineQuery<{ organisationId: string; since: number }>()((s, db) =>
+  db
+    .selectFrom("employees")
+    .select("id")
+    .where("organisation_id", "=", s.organisationId)
+    .where("updated_at", ">=", s.since)
+    .where("deleted_at", "is", null)
+    .limit(sql.lit(1)),
+);
+
 /** The copy's id when it is the organisation's: a copy is read only through the organisation it was made for. */
 function copyOfOrganisation(db: Kysely<Tables>, copyOf: Expression<number>, organisationId: Expression<string>) {
   return db.selectFrom("restricted_selections as copy").select("copy.id").where("copy.id", "=", copyOf).where("copy.organisation_id", "=", organisationId);
