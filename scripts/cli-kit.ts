@@ -29,10 +29,11 @@ export interface Io {
   /** A line to stderr, likewise. */
   err: (text: string) => void;
   /**
-   * A line of `serve`'s request log: buffered, never blocking the server on a slow reader
-   * of stdout (default: `out`).
+   * A line of `serve`'s log: buffered, never blocking the server on a slow reader of
+   * stdout, and request lines written in batches; an `urgent` line (a server event) is
+   * written at once (default: `out`).
    */
-  log?: (text: string) => void;
+  log?: (text: string, urgent?: boolean) => void;
   /** Whether stderr is a terminal (progress lines are drawn only there). */
   errIsTty: boolean;
   env: Record<string, string | undefined>;

@@ -8,6 +8,7 @@ import { writeSync } from "node:fs";
 import { CommandError, UsageError, helpFor, type Command, type GlobalOptions, type Io } from "./cli-kit.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
 import packageJson from "../package.json" with { type: "json" };
+import { coalescedLines } from "./serve/coalesced-lines.ts";
 
 /**
  * The commands, loaded only when run: `leaveapi org list` should not pay for loading the
@@ -210,14 +211,16 @@ function writeAll(fd: number, text: string): void {
 }
 
 if (import.meta.main) {
+  const requestLog = coalescedLines((chunk) => process.stdout.write(chunk));
   const io: Io = {
     out: (text) => writeAll(1, `${text}\n`),
     err: (text) => writeAll(2, `${text}\n`),
-    log: (text) => process.stdout.write(`${text}\n`),
+    log: requestLog.line,
     errIsTty: Boolean(process.stderr.isTTY),
     env: process.env,
     stdin: () => Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>,
   };
   const code = await main(process.argv.slice(2), io);
+  requestLog.flush();
   process.exit(code);
 }

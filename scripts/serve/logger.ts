@@ -32,7 +32,8 @@ export interface LoggerOptions {
   format: LogFormat;
   /** Whether stdout is a terminal: `auto` means text there, JSON elsewhere. */
   isTty: boolean;
-  write: (line: string) => void;
+  /** Writes a line; `urgent` for a server event, which should not wait for a batch of request lines. */
+  write: (line: string, urgent?: boolean) => void;
   /** Where `announce` writes; `write` by default. */
   writeAnnouncement?: (line: string) => void;
 }
@@ -97,7 +98,7 @@ export function createLogger(options: LoggerOptions): Logger {
     event(level, event, message, details = {}) {
       if (!enabled(options.level, level)) return;
       const entry = eventEntry(level, event, message, details);
-      options.write(text ? eventText(entry) : JSON.stringify(entry));
+      options.write(text ? eventText(entry) : JSON.stringify(entry), true);
     },
     announce(event, message, details = {}) {
       announce(text ? message : JSON.stringify(eventEntry("info", event, message, details)));
