@@ -88,3 +88,11 @@ describe("a route that needs an optional Store member", () => {
 test("each path is in the table once", () => {
   expect(new Set(ROUTES.map((r) => r.path)).size).toBe(ROUTES.length);
 });
+
+test("a route with parameters that would answer another route's path is refused when the handler is made", () => {
+  // Paths without parameters are found first (server/handler.ts), so such a table would answer differently than it reads.
+  const catchAll = { ...versionRoute, path: "/v1/{resource}" };
+  const store = createMemoryStore(undefined, { now: () => NOW });
+  expect(() => handlerOf({ store }, [catchAll, ...ROUTES])).toThrow("Route /v1/{resource} also matches /v1/employees, which is answered by its own route");
+  expect(() => handlerOf({ store, basePath: "/hr-api" }, [catchAll, ...ROUTES])).toThrow("also matches /hr-api/v1/employees");
+});
