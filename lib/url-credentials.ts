@@ -12,6 +12,8 @@
 const CREDENTIAL_PARAMS = new Set(["access_token", "client_id", "client_secret", "token"]);
 /** The prefixes of client secrets and access tokens; tokens are case-sensitive, the check is not. */
 const SECRET_MARKERS = /svc[ts]_/i;
+/** What a query naming a CREDENTIAL_PARAMS member must hold somewhere: a word of its name, or an escape. */
+const MAY_NAME_CREDENTIAL = /token|client|%/i;
 const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
 /**
  * Layers of escaping decoded before giving up. Each pass removes one (`%252573` →
@@ -62,6 +64,10 @@ export function urlCarriesCredentials(url: URL): boolean {
   const rawQuery = url.search.slice(1);
   if (rawQuery === "") return false;
   if (holdsSecretMarker(rawQuery)) return true;
+  // Every credential parameter's name holds one of these words; a query with neither, and
+  // no escape that could spell one, names none (most queries: parsing them cost 3% of a
+  // small answer's time).
+  if (!MAY_NAME_CREDENTIAL.test(rawQuery)) return false;
   for (const name of url.searchParams.keys()) if (namesCredentialParam(name)) return true;
   return false;
 }

@@ -18,6 +18,11 @@ const CREDENTIAL_QUERIES = [
   "?status=svct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
   "?cursor=abc&note=svcs_AAAA",
   "?status=%73vct_percent-encoded",
+  // A name spelled otherwise: in other cases, escaped, escaped twice.
+  "?Client_Secret=x",
+  "?t%6Fken=x",
+  "?status=active&%61ccess_%74oken=x",
+  "?t%256Fken=x",
 ];
 
 describe("credentials in the URL → 400 invalid_request before anything else", () => {
