@@ -11,15 +11,39 @@ import type { NamedRun } from "./harness/report.ts";
 import { BASELINE_REF } from "./import-baseline.ts";
 import { wrkAvailable, type WrkRequest } from "./harness/wrk.ts";
 
-export const { values } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    "skip-postgres": { type: "boolean", default: false },
-    out: { type: "string" },
-    /** The commit whose `leaveapi import` rows 6 and 6b compare ours with (bench/import-baseline.ts). */
-    baseline: { type: "string", default: BASELINE_REF },
-  },
-});
+const USAGE = `usage: bun bench/run.ts [--quick] [--skip-postgres] [--out FILE] [--baseline REF]
+
+  --quick          small data, about a minute: proves every step, writes nothing into the tree
+  --skip-postgres  leave out the Postgres rows (8, 6b, 11 Postgres)
+  --out FILE       write the report there (default: bench/RESULTS.md for a full run)
+  --baseline REF   the commit whose leave import rows 6 and 6b compare with (default ${BASELINE_REF})
+
+A full run takes about 20 minutes on 2 cores and needs wrk and, unless skipped, Postgres.`;
+
+function parsedArgs() {
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: "boolean", default: false },
+        "skip-postgres": { type: "boolean", default: false },
+        out: { type: "string" },
+        /** The commit whose `leaveapi import` rows 6 and 6b compare ours with (bench/import-baseline.ts). */
+        baseline: { type: "string", default: BASELINE_REF },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+export const { values } = parsedArgs();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
 export const quick = values.quick!;
 export const ROOT = join(import.meta.dir, "..");
 

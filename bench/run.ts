@@ -1,5 +1,5 @@
 /**
- * The benchmark of issues 7 and 15: `npm run bench` (15 to 20 minutes on a 2-core machine) writes
+ * The benchmark of issues 7 and 15: `npm run bench` (about 20 minutes on a 2-core machine; `--help` lists the options) writes
  * bench/RESULTS.md; `npm run bench -- --quick` (under a minute, small data) runs every
  * step so that the benchmark itself never rots, prints its report, and writes nothing
  * into the tree. Either exits 1 if any request got an unexpected answer.

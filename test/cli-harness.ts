@@ -38,6 +38,13 @@ export async function runCli(args: string[], options: { cwd?: string; stdin?: st
   return { code, stdout, stderr };
 }
 
+/** Runs one of the repository's scripts through Bun (`bench/run.ts`, `scripts/image.ts`), as a person would. */
+export async function runScript(path: string, args: string[]): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, path), ...args], { stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
 /** Runs a command that must succeed with --json and returns its parsed output. */
 export async function runJson<T = Record<string, unknown>>(args: string[], options: Parameters<typeof runCli>[1] = {}): Promise<T> {
   const result = await runCli([...args, "--json"], options);

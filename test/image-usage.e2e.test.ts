@@ -4,16 +4,11 @@
  * exit 2, before buildah or the release binary are looked for.
  */
 import { expect, test } from "bun:test";
-import { join } from "node:path";
+import { runScript } from "./cli-harness.ts";
 
-const SCRIPT = join(import.meta.dir, "../scripts/image.ts");
 const USAGE = "usage: bun scripts/image.ts [--binary FILE] [--arch amd64|arm64] [--tag NAME] [--archive FILE]";
 
-async function image(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, SCRIPT, ...args], { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+const image = (...args: string[]) => runScript("scripts/image.ts", args);
 
 test("--help and -h print the usage", async () => {
   for (const flag of ["--help", "-h"]) {
