@@ -25,6 +25,11 @@ const PENDING = "scrub_pending";
  */
 export async function markScrubOwed(db: Kysely<Tables>, dialect: "sqlite" | "postgres", now: number): Promise<void> {
   if (dialect !== "sqlite") return;
+  await writeScrubOwed(db, now);
+}
+
+/** The mark itself: kept as it is when there is one (its instant is when the scrub first became owed). */
+async function writeScrubOwed(db: Kysely<Tables>, now: number): Promise<void> {
   await db
     .insertInto("installation")
     .values({ name: PENDING, value: String(now) })
@@ -67,11 +72,7 @@ export async function scrubDeleted(ctx: SqlContext, options: { wait?: boolean; o
       if (complete) {
         if (await owed()) await db.deleteFrom("installation").where("name", "=", PENDING).execute();
       } else if (!(await owed())) {
-        await db
-          .insertInto("installation")
-          .values({ name: PENDING, value: String(Date.now()) })
-          .onConflict((oc) => oc.column("name").doNothing())
-          .execute();
+        await writeScrubOwed(db, Date.now());
       }
     } catch (error) {
       if (options.wait !== false) throw error;
